@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs what it needs, builds, lints,
+# then runs every test with Node's own test runner, ending with its summary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages the tests run for real (git, bubblewrap). Only root can install;
+# anyone else must have them already, and the tests that need them say so.
+need=()
+command -v git >/dev/null || need+=(git)
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v flock >/dev/null || need+=(util-linux)
+if [ "${#need[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "warning: missing ${need[*]}; tests that need them will skip" >&2
+  fi
+fi
+
+npm ci --no-audit --no-fund
+npm run build
+npm run typecheck
+npm run lint
+
+mapfile -t files < <(find test -name '*.test.ts' | sort)
+if [ "${#files[@]}" -eq 0 ]; then
+  echo "no test files found" >&2
+  exit 1
+fi
+exec node --import tsx --test --test-concurrency="${WARDEN_TEST_CONCURRENCY:-3}" \
+  --test-timeout=600000 --test-reporter=spec "${files[@]}"

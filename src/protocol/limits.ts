@@ -1,0 +1,48 @@
+// Every size and count the host-guest contract bounds, in one place, with the reason.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+export const LIMITS = {
+  /** The agent's stdout. Long agent sessions are big; past this the guest cuts and the host refuses. */
+  transcriptBytes: 256 * MiB,
+  /** The agent's stderr: diagnostics only, so a small cap keeps a chatty agent from filling disks. */
+  logBytes: 1 * MiB,
+  /** The bundle of changes. A task that changes more than this is not a code change a person reviews. */
+  changesBytes: 1 * GiB,
+  /** result.json: a small record; anything bigger is an attack on the host's parser. */
+  resultBytes: 1 * MiB,
+  /** The agent's last stdout line is kept in the result only when it is a JSON object this small. */
+  agentResultBytes: 64 * KiB,
+  /** The prompt: a task description, not a data set. */
+  promptBytes: 1 * MiB,
+  /** task.json on the share: settings only. */
+  settingsBytes: 64 * KiB,
+  /** A bundle header may list at most this many lines (refs, prerequisites, capabilities). */
+  bundleHeaderLines: 1024,
+  /** One bundle header line, newline excluded. Ref names and oids are far shorter. */
+  bundleHeaderLineBytes: 4096,
+  /** One labelled log line; text beyond it is cut so one line can never flood a terminal. */
+  logLineBytes: 4 * KiB,
+  /** A warning or error string inside result.json, after cleaning. */
+  resultTextBytes: 16 * KiB,
+  /** How many warnings a result may carry. */
+  resultWarnings: 64,
+  /** Timeout of the agent: 30 days in seconds, the longest deadline a task may have. */
+  timeoutSeconds: 30 * 24 * 60 * 60,
+  /** The agent's turn count bound; larger numbers are a typo, not a plan. */
+  maxTurns: 100_000,
+  /** A budget in US dollars; larger is a typo. */
+  maxBudgetUSD: 1_000_000,
+  /** model, gitName and gitEmail: short identifiers. */
+  settingTextBytes: 256,
+} as const;
+
+/** Per-result-file limits, the table of DESIGN.md "The contract". */
+export const RESULT_LIMITS = {
+  "transcript.jsonl": LIMITS.transcriptBytes,
+  "agent.log": LIMITS.logBytes,
+  "changes.bundle": LIMITS.changesBytes,
+  "result.json": LIMITS.resultBytes,
+} as const;
