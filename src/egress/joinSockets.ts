@@ -1,0 +1,24 @@
+// Joins two connected sockets into one tunnel: bytes flow both ways, an end (half-close) on one
+// side becomes an end on the other, and an error on either destroys both.
+import type { Socket } from "node:net";
+
+/**
+ * Both sockets must have been made with `allowHalfOpen: true`, or an end from one side would
+ * close the other side's direction before its answer is through. Resumes both.
+ */
+export function joinSockets(a: Socket, b: Socket): void {
+  const fail = (): void => {
+    a.destroy();
+    b.destroy();
+  };
+  a.on("error", fail);
+  b.on("error", fail);
+  a.on("close", (hadError) => {
+    if (hadError || !b.writableEnded) b.destroy();
+  });
+  b.on("close", (hadError) => {
+    if (hadError || !a.writableEnded) a.destroy();
+  });
+  a.pipe(b);
+  b.pipe(a);
+}

@@ -1,0 +1,47 @@
+// Every bound of the network gate, in one place, with the reason beside it.
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const EGRESS_LIMITS = {
+  /**
+   * The head of a CONNECT request (request line and headers). A real client sends a line and a
+   * few headers; anything bigger is an attack on the proxy's memory.
+   */
+  proxyHeadBytes: 8 * KiB,
+  /** Time to send the whole head of a CONNECT request: a slow sender (slowloris) is cut off. */
+  proxyHeadTimeoutMs: 10_000,
+  /** Time to open the TCP connection to an allowed target before the client gets a 504. */
+  proxyDialTimeoutMs: 10_000,
+  /** Connections the proxy serves at once for one task: a sandbox is one agent, not a crawler. */
+  proxyConnections: 256,
+  /** Distinct targets written to proxy.log; past it one notice is written and the rest dropped. */
+  proxyLoggedTargets: 10_000,
+  /** A CONNECT target is a DNS name (at most 253 bytes), a colon and a port. */
+  targetBytes: 300,
+  /** The headers of one request to the API relay. Model requests carry few, small headers. */
+  relayHeaderBytes: 32 * KiB,
+  /** Time to send the headers of one request to the relay. */
+  relayHeadersTimeoutMs: 30_000,
+  /**
+   * The body of one request to the relay. Model requests are big (long conversations, images,
+   * documents as base64); the public API refuses more than 32 MB, so this is generous.
+   */
+  relayBodyBytes: 64 * MiB,
+  /** Time to receive one whole request body; a model request is sent in seconds. */
+  relayRequestTimeoutMs: 5 * 60_000,
+  /**
+   * Silence from the upstream before the relay gives up on it. A streaming model response
+   * sends keep-alive events far more often than this.
+   */
+  relayUpstreamIdleMs: 10 * 60_000,
+  /** Requests the relay serves at once for one task. */
+  relayConnections: 64,
+  /**
+   * A unix socket path, in bytes: sun_path on Linux holds 108 bytes with the closing NUL. A
+   * longer path cannot be listened on at all, so it is refused with a hint instead.
+   */
+  socketPathBytes: 107,
+  /** How often node checks the header and request timeouts of open connections. */
+  timeoutCheckIntervalMs: 1_000,
+} as const;

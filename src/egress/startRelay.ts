@@ -1,0 +1,242 @@
+// The host side of the sandbox's ANTHROPIC_BASE_URL: an HTTP server on a unix socket that
+// forwards each request to the configured upstream with the real credential in place of
+// whatever the sandbox sent, and streams the answer back as it comes.
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
+import { pipeline } from "node:stream/promises";
+import { EGRESS_LIMITS } from "./limits.js";
+import {
+  downstreamHeaders,
+  upstreamHeaders,
+  upstreamPath,
+  type RelayAuth,
+} from "./relayHeaders.js";
+import {
+  checkPlaceholder,
+  DEFAULT_UPSTREAM,
+  parseUpstream,
+  type Upstream,
+} from "./relaySettings.js";
+
+export interface RelayOptions {
+  /** Where to listen; the directory should be private to the task (see startEgress). */
+  readonly socketPath: string;
+  /** The API's base URL; a path in it is kept as a prefix. Default: the public API. */
+  readonly upstream?: string;
+  /** The real credential. It is sent upstream and nowhere else, and never logged. */
+  readonly apiKey: string;
+  /** How the credential is sent: `x-api-key` (default) or `bearer` (ANTHROPIC_AUTH_TOKEN). */
+  readonly auth?: RelayAuth["kind"];
+  /** What the sandbox holds instead of the key; checked to differ from it. */
+  readonly placeholderKey: string;
+}
+
+export interface RunningRelay {
+  /** Stops listening and cuts every request in flight. */
+  close(): Promise<void>;
+}
+
+/** An answer of the relay's own, in the API's error shape so the agent shows it plainly. */
+function reply(res: ServerResponse, status: number, type: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({
+    type: "error",
+    error: { type, message: `warden relay: ${message}` },
+  });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
+  res.end(body);
+}
+
+class Relay {
+  readonly #upstream: Upstream;
+  readonly #auth: RelayAuth;
+  readonly #agent: HttpAgent;
+  readonly #sockets = new Set<Socket>();
+  readonly server: Server;
+
+  constructor(upstream: Upstream, auth: RelayAuth) {
+    this.#upstream = upstream;
+    this.#auth = auth;
+    this.#agent =
+      upstream.protocol === "https:"
+        ? new HttpsAgent({ keepAlive: true })
+        : new HttpAgent({ keepAlive: true });
+    this.server = createServer(
+      {
+        maxHeaderSize: EGRESS_LIMITS.relayHeaderBytes,
+        headersTimeout: EGRESS_LIMITS.relayHeadersTimeoutMs,
+        requestTimeout: EGRESS_LIMITS.relayRequestTimeoutMs,
+        connectionsCheckingInterval: EGRESS_LIMITS.timeoutCheckIntervalMs,
+      },
+      (req, res) => {
+        this.#forward(req, res);
+      },
+    );
+    this.server.maxConnections = EGRESS_LIMITS.relayConnections;
+    this.server.on("connection", (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.once("close", () => this.#sockets.delete(socket));
+    });
+  }
+
+  #forward(req: IncomingMessage, res: ServerResponse): void {
+    const path = upstreamPath(this.#upstream.prefix, req.url ?? "");
+    if (path === undefined) {
+      reply(res, 400, "invalid_request_error", "the request target is not a path");
+      return;
+    }
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > EGRESS_LIMITS.relayBodyBytes) {
+      reply(
+        res,
+        413,
+        "request_too_large",
+        `the request body is over ${EGRESS_LIMITS.relayBodyBytes} bytes`,
+      );
+      return;
+    }
+    const send = this.#upstream.protocol === "https:" ? httpsRequest : httpRequest;
+    const upstream = send({
+      protocol: this.#upstream.protocol,
+      hostname: this.#upstream.hostname,
+      port: this.#upstream.port,
+      method: req.method,
+      path,
+      headers: upstreamHeaders(req.headers, this.#auth, this.#upstream.host),
+      agent: this.#agent,
+      timeout: EGRESS_LIMITS.relayUpstreamIdleMs,
+    });
+    // Once the relay has answered or given up, the rest of the exchange is dropped quietly.
+    let done = false;
+    const fail = (status: number, type: string, message: string): void => {
+      if (done) return;
+      done = true;
+      upstream.destroy();
+      req.resume();
+      reply(res, status, type, message);
+    };
+    upstream.on("timeout", () => {
+      fail(
+        504,
+        "api_error",
+        `the API upstream was silent for ${EGRESS_LIMITS.relayUpstreamIdleMs} ms`,
+      );
+    });
+    upstream.on("error", (error: NodeJS.ErrnoException) => {
+      // Only the code: a message could quote the upstream's configuration.
+      fail(502, "api_error", `the API upstream could not be reached (${error.code ?? "error"})`);
+    });
+    upstream.on("response", (answer) => {
+      if (done) {
+        answer.destroy();
+        return;
+      }
+      try {
+        res.writeHead(
+          answer.statusCode ?? 502,
+          answer.statusMessage,
+          downstreamHeaders(answer.headers),
+        );
+      } catch {
+        // Node refuses to send a status line or header it deems invalid; the upstream's
+        // answer is then passed on as a failure rather than crashing the host.
+        answer.destroy();
+        fail(502, "api_error", "the API upstream sent an answer the relay cannot pass on");
+        return;
+      }
+      // The status and headers go out at once; each body chunk then goes out as it arrives,
+      // which is what keeps a server-sent event stream live.
+      res.flushHeaders();
+      pipeline(answer, res).catch(() => {
+        done = true;
+        upstream.destroy();
+        res.destroy();
+      });
+    });
+    res.on("close", () => {
+      if (!res.writableFinished) {
+        done = true;
+        upstream.destroy();
+      }
+    });
+    this.#sendBody(req, upstream, fail);
+  }
+
+  /** Copies the request body upstream with backpressure, refusing it past the size limit. */
+  #sendBody(
+    req: IncomingMessage,
+    upstream: ReturnType<typeof httpRequest>,
+    fail: (status: number, type: string, message: string) => void,
+  ): void {
+    let seen = 0;
+    req.on("data", (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > EGRESS_LIMITS.relayBodyBytes) {
+        fail(
+          413,
+          "request_too_large",
+          `the request body is over ${EGRESS_LIMITS.relayBodyBytes} bytes`,
+        );
+        return;
+      }
+      if (upstream.destroyed) return;
+      if (!upstream.write(chunk)) {
+        req.pause();
+        upstream.once("drain", () => req.resume());
+      }
+    });
+    req.on("end", () => {
+      if (!upstream.destroyed) upstream.end();
+    });
+    req.on("error", () => upstream.destroy());
+  }
+
+  listen(socketPath: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(socketPath, () => {
+        this.server.off("error", reject);
+        resolve();
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) =>
+      this.server.close(() => {
+        resolve();
+      }),
+    );
+    for (const socket of this.#sockets) socket.destroy();
+    this.#agent.destroy();
+    await closed;
+  }
+}
+
+/** Starts the relay; throws BadRelaySettingError before listening when a setting is wrong. */
+export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
+  const upstream = parseUpstream(options.upstream ?? DEFAULT_UPSTREAM);
+  const auth: RelayAuth =
+    options.auth === "bearer"
+      ? { kind: "bearer", token: options.apiKey }
+      : { kind: "x-api-key", key: options.apiKey };
+  checkPlaceholder(options.placeholderKey, auth);
+  const relay = new Relay(upstream, auth);
+  await relay.listen(options.socketPath);
+  return { close: () => relay.close() };
+}

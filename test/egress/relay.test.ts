@@ -1,0 +1,494 @@
+import { strict as assert } from "node:assert";
+import { once } from "node:events";
+import { request, createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import {
+  EGRESS_LIMITS,
+  checkPlaceholder,
+  isCredentialHeader,
+  makePlaceholderKey,
+  parseUpstream,
+  relaySettingsFromEnv,
+  startRelay,
+  upstreamHeaders,
+  upstreamPath,
+  type RunningRelay,
+} from "../../src/egress/index.js";
+import { forwardPorts, type ForwardedPorts } from "../../src/guest/forwardPorts.js";
+import { closeServer, listen, tempDir } from "./localPeers.js";
+
+const REAL_KEY = "sk-ant-real-0123456789abcdef-REAL";
+const PLACEHOLDER = "sk-ant-warden-placeholder-not-a-key";
+
+interface Seen {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly bodyBytes: number;
+}
+
+/** A scripted API: records what it receives; /stream sends one event, then waits to be let go. */
+function scriptedApi(): {
+  server: ReturnType<typeof createServer>;
+  seen: Seen[];
+  releaseStream: () => void;
+} {
+  const seen: Seen[] = [];
+  let release: () => void = () => undefined;
+  let released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const server = createServer((req, res) => {
+    let bodyBytes = 0;
+    req.on("data", (chunk: Buffer) => (bodyBytes += chunk.length));
+    req.on("end", () => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, bodyBytes });
+      if (req.url?.endsWith("/v1/stream") === true) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.write("event: first\ndata: {}\n\n");
+        void released.then(() => {
+          res.end("event: last\ndata: {}\n\n");
+          released = new Promise<void>((resolve) => {
+            release = resolve;
+          });
+        });
+        return;
+      }
+      res.writeHead(201, {
+        "content-type": "application/json",
+        "set-cookie": "s=1",
+        "x-upstream": "yes",
+        connection: "keep-alive",
+      });
+      res.end(JSON.stringify({ bodyBytes }));
+    });
+  });
+  return {
+    server,
+    seen,
+    releaseStream: () => {
+      release();
+    },
+  };
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+function read(res: IncomingMessage): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on("data", (chunk: Buffer) => chunks.push(chunk));
+    res.on("error", reject);
+    res.on("end", () => {
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+    });
+  });
+}
+
+function send(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path,
+      method: body === undefined ? "GET" : "POST",
+      headers,
+    });
+    req.on("response", (res) => {
+      read(res).then(resolve, reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("the API relay, reached through forwardPorts and its unix socket", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const api = scriptedApi();
+  let apiPort: number;
+  let relay: RunningRelay;
+  let forward: ForwardedPorts;
+  let port: number;
+
+  before(async () => {
+    dir = await tempDir();
+    apiPort = await listen(api.server, 0);
+    const socketPath = join(dir.path, "relay.sock");
+    relay = await startRelay({
+      socketPath,
+      upstream: `http://127.0.0.1:${apiPort}/gateway/anthropic/`,
+      apiKey: REAL_KEY,
+      placeholderKey: PLACEHOLDER,
+    });
+    forward = await forwardPorts([{ host: "127.0.0.1", port: 0, socketPath }]);
+    port = forward.ports[0] ?? 0;
+  });
+
+  after(async () => {
+    await forward.close();
+    await relay.close();
+    await closeServer(api.server);
+    await dir.remove();
+  });
+
+  test("the upstream sees the real key, never the placeholder nor the client's credentials", async () => {
+    const answer = await send(
+      port,
+      "/v1/messages?beta=true",
+      {
+        "x-api-key": PLACEHOLDER,
+        authorization: `Bearer ${PLACEHOLDER}`,
+        "proxy-authorization": "Basic dXNlcjpwYXNz",
+        cookie: "session=stolen",
+        "x-gateway-token": "t0ken",
+        "anthropic-version": "2023-06-01",
+        "anthropic-beta": "tools-2024",
+        "content-type": "application/json",
+        connection: "keep-alive, x-drop-me",
+        "x-drop-me": "hop",
+      },
+      JSON.stringify({ model: "m", messages: [] }),
+    );
+    assert.equal(answer.status, 201);
+    const seen = api.seen.at(-1);
+    assert.ok(seen);
+    assert.equal(seen.headers["x-api-key"], REAL_KEY);
+    assert.equal(seen.headers.authorization, undefined);
+    assert.equal(seen.headers["proxy-authorization"], undefined);
+    assert.equal(seen.headers.cookie, undefined);
+    assert.equal(seen.headers["x-gateway-token"], undefined);
+    assert.equal(seen.headers["x-drop-me"], undefined);
+    assert.equal(seen.headers["anthropic-version"], "2023-06-01");
+    assert.equal(seen.headers["anthropic-beta"], "tools-2024");
+    assert.equal(seen.headers.host, `127.0.0.1:${apiPort}`);
+    assert.ok(
+      !JSON.stringify(seen.headers).includes(PLACEHOLDER),
+      "the placeholder never reaches the upstream",
+    );
+    assert.equal(seen.bodyBytes, JSON.stringify({ model: "m", messages: [] }).length);
+    // The answer comes back with the upstream's status and its own headers, without the key.
+    assert.equal(answer.headers["x-upstream"], "yes");
+    assert.ok(!JSON.stringify(answer).includes(REAL_KEY));
+  });
+
+  test("the upstream URL's path prefix is kept before the request's path and query", async () => {
+    await send(port, "/v1/messages/count_tokens?x=1", { "x-api-key": PLACEHOLDER });
+    assert.equal(api.seen.at(-1)?.url, "/gateway/anthropic/v1/messages/count_tokens?x=1");
+  });
+
+  test(
+    "a streamed answer arrives event by event: the first event comes before the upstream finishes",
+    { timeout: 5_000 },
+    async () => {
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        path: "/v1/stream",
+        method: "POST",
+        headers: { "x-api-key": PLACEHOLDER },
+      });
+      req.end("{}");
+      const [res] = (await once(req, "response")) as [IncomingMessage];
+      assert.equal(res.headers["content-type"], "text/event-stream");
+      const [first] = (await once(res, "data")) as [Buffer];
+      assert.equal(first.toString(), "event: first\ndata: {}\n\n");
+      // Only now does the upstream send its last event and finish.
+      api.releaseStream();
+      const rest = await read(res);
+      assert.equal(rest.body, "event: last\ndata: {}\n\n");
+    },
+  );
+
+  test("a large body is streamed to the upstream whole", async () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, 0x61);
+    const answer = await send(
+      port,
+      "/v1/messages",
+      { "x-api-key": PLACEHOLDER, "content-type": "application/json" },
+      body,
+    );
+    assert.equal(answer.status, 201);
+    assert.deepEqual(JSON.parse(answer.body), { bodyBytes: body.length });
+  });
+
+  test("a body declared over the limit is refused with 413 before anything is sent upstream", async () => {
+    const before = api.seen.length;
+    const answer = await new Promise<Answer>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port,
+        path: "/v1/messages",
+        method: "POST",
+        headers: { "content-length": String(EGRESS_LIMITS.relayBodyBytes + 1) },
+      });
+      req.on("response", (res) => {
+        read(res).then(resolve, reject);
+      });
+      req.on("error", reject);
+      req.write("{");
+    });
+    assert.equal(answer.status, 413);
+    assert.equal((JSON.parse(answer.body) as { type: string }).type, "error");
+    assert.equal(api.seen.length, before);
+  });
+
+  test("a chunked body that grows over the limit is cut with 413", async () => {
+    const answer = await new Promise<Answer>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: "/v1/messages", method: "POST" });
+      req.on("response", (res) => {
+        read(res).then(resolve, reject);
+      });
+      req.on("error", () => undefined);
+      const chunk = Buffer.alloc(1024 * 1024, 0x62);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent <= EGRESS_LIMITS.relayBodyBytes && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) {
+            req.once("drain", pump);
+            return;
+          }
+        }
+        req.end();
+      };
+      pump();
+    });
+    assert.equal(answer.status, 413);
+  });
+
+  test("request headers over the limit are refused with 431", async () => {
+    const answer = await send(port, "/v1/messages", {
+      "x-pad": "p".repeat(EGRESS_LIMITS.relayHeaderBytes + 1),
+    });
+    assert.equal(answer.status, 431);
+  });
+
+  test("a request target that is not a path is refused with 400", async () => {
+    const answer = await send(port, "http://elsewhere.example/v1/messages", {
+      "x-api-key": PLACEHOLDER,
+    });
+    assert.equal(answer.status, 400);
+  });
+});
+
+describe("the relay's other settings", () => {
+  test("bearer mode sends the token as Authorization and no x-api-key", async () => {
+    const dir = await tempDir();
+    const api = scriptedApi();
+    const apiPort = await listen(api.server, 0);
+    const socketPath = join(dir.path, "relay.sock");
+    const relay = await startRelay({
+      socketPath,
+      upstream: `http://127.0.0.1:${apiPort}`,
+      apiKey: "gw-token",
+      auth: "bearer",
+      placeholderKey: PLACEHOLDER,
+    });
+    try {
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        const req = request({
+          socketPath,
+          path: "/v1/messages",
+          headers: { "x-api-key": PLACEHOLDER },
+        });
+        req.on("response", (res) => {
+          read(res).then(resolve, reject);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+      assert.equal(answer.status, 201);
+      const seen = api.seen[0];
+      assert.ok(seen);
+      assert.equal(seen.headers.authorization, "Bearer gw-token");
+      assert.equal(seen.headers["x-api-key"], undefined);
+      assert.equal(seen.url, "/v1/messages");
+    } finally {
+      await relay.close();
+      await closeServer(api.server);
+      await dir.remove();
+    }
+  });
+
+  test("an upstream that is down gets the client a 502 in the API's error shape, without the key", async () => {
+    const dir = await tempDir();
+    const gone = createServer();
+    const gonePort = await listen(gone, 0);
+    await closeServer(gone);
+    const socketPath = join(dir.path, "relay.sock");
+    const relay = await startRelay({
+      socketPath,
+      upstream: `http://127.0.0.1:${gonePort}/base`,
+      apiKey: REAL_KEY,
+      placeholderKey: PLACEHOLDER,
+    });
+    try {
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        const req = request({ socketPath, path: "/v1/messages", method: "POST" });
+        req.on("response", (res) => {
+          read(res).then(resolve, reject);
+        });
+        req.on("error", reject);
+        req.end("{}");
+      });
+      assert.equal(answer.status, 502);
+      const body = JSON.parse(answer.body) as {
+        type: string;
+        error: { type: string; message: string };
+      };
+      assert.equal(body.type, "error");
+      assert.equal(
+        body.error.message,
+        "warden relay: the API upstream could not be reached (ECONNREFUSED)",
+      );
+      assert.ok(!answer.body.includes(REAL_KEY));
+    } finally {
+      await relay.close();
+      await dir.remove();
+    }
+  });
+
+  test("a placeholder equal to or holding the real key is refused before listening", async () => {
+    const dir = await tempDir();
+    try {
+      for (const placeholderKey of [REAL_KEY, "", `x${REAL_KEY}x`]) {
+        await assert.rejects(
+          startRelay({ socketPath: join(dir.path, "r.sock"), apiKey: REAL_KEY, placeholderKey }),
+          { code: "BAD_RELAY_SETTING" },
+        );
+      }
+      await assert.rejects(
+        startRelay({
+          socketPath: join(dir.path, "r.sock"),
+          apiKey: "",
+          placeholderKey: PLACEHOLDER,
+        }),
+        { code: "BAD_RELAY_SETTING" },
+      );
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
+describe("relay settings and headers, as pure functions", () => {
+  test("the upstream comes from ANTHROPIC_BASE_URL when set, else the public API", () => {
+    assert.deepEqual(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k" }), {
+      upstream: "https://api.anthropic.com",
+      auth: { kind: "x-api-key", key: "k" },
+    });
+    assert.deepEqual(
+      relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9/gw" }),
+      { upstream: "http://127.0.0.1:9/gw", auth: { kind: "x-api-key", key: "k" } },
+    );
+    assert.deepEqual(relaySettingsFromEnv({ ANTHROPIC_AUTH_TOKEN: "t", ANTHROPIC_BASE_URL: " " }), {
+      upstream: "https://api.anthropic.com",
+      auth: { kind: "bearer", token: "t" },
+    });
+    assert.equal(relaySettingsFromEnv({}), undefined);
+    assert.equal(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "  " }), undefined);
+  });
+
+  test("an upstream URL is read into origin and prefix; credentials, queries and other schemes are refused", () => {
+    assert.deepEqual(parseUpstream("https://api.anthropic.com"), {
+      protocol: "https:",
+      hostname: "api.anthropic.com",
+      port: 443,
+      host: "api.anthropic.com",
+      prefix: "",
+    });
+    assert.deepEqual(parseUpstream("http://[::1]:8080/a/b/"), {
+      protocol: "http:",
+      hostname: "::1",
+      port: 8080,
+      host: "[::1]:8080",
+      prefix: "/a/b",
+    });
+    for (const bad of [
+      "not a url",
+      "ftp://x/",
+      "https://user:pw@x/",
+      "https://x/?key=1",
+      "https://x/#f",
+    ]) {
+      assert.throws(() => parseUpstream(bad), { code: "BAD_RELAY_SETTING" }, bad);
+    }
+  });
+
+  test("every listed credential header and any name that looks like one is dropped", () => {
+    for (const name of [
+      "Authorization",
+      "proxy-authorization",
+      "X-Api-Key",
+      "api-key",
+      "x-goog-api-key",
+      "cookie",
+      "x-auth-token",
+      "x-custom-secret",
+      "x-session-token",
+      "x-my-apikey",
+      "x-amz-security-token",
+      "x-client-credential",
+      "x-password",
+    ]) {
+      assert.equal(isCredentialHeader(name), true, name);
+    }
+    for (const name of [
+      "anthropic-version",
+      "anthropic-beta",
+      "content-type",
+      "accept",
+      "user-agent",
+      "idempotency-key",
+      "x-stainless-retry-count",
+      "x-claude-code-session-id",
+    ]) {
+      assert.equal(isCredentialHeader(name), false, name);
+    }
+  });
+
+  test("the upstream headers carry exactly one credential, the real one", () => {
+    const out = upstreamHeaders(
+      {
+        "x-api-key": "p",
+        authorization: "Bearer p",
+        host: "127.0.0.1:3129",
+        "transfer-encoding": "chunked",
+        "content-length": "2",
+      },
+      { kind: "x-api-key", key: "K" },
+      "api.example",
+    );
+    assert.deepEqual(out, { "content-length": "2", host: "api.example", "x-api-key": "K" });
+  });
+
+  test("a request target joins the prefix; absolute-form and * are not paths", () => {
+    assert.equal(upstreamPath("/gw/", "/v1/messages"), "/gw/v1/messages");
+    assert.equal(upstreamPath("", "/v1/messages?x"), "/v1/messages?x");
+    assert.equal(upstreamPath("/gw", "http://x/v1"), undefined);
+    assert.equal(upstreamPath("/gw", "*"), undefined);
+  });
+
+  test("placeholders are fresh and never overlap the key", () => {
+    const a = makePlaceholderKey();
+    assert.notEqual(a, makePlaceholderKey());
+    assert.match(a, /^sk-ant-warden-placeholder-[0-9a-f]{24}$/);
+    assert.doesNotThrow(() => {
+      checkPlaceholder(a, { kind: "x-api-key", key: REAL_KEY });
+    });
+  });
+});
