@@ -1,0 +1,266 @@
+// The bwrap backend: Linux namespaces through bubblewrap, the default on Linux.
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { cleanLine } from "../protocol/index.js";
+import { checkPathsExist } from "./checkPaths.js";
+import { findRunnerPid } from "./findRunner.js";
+import { probeBwrapHost, type BwrapHost, type BwrapHostOptions } from "./bwrapHost.js";
+import { probeCgroupHost, type CgroupHost, type CgroupHostOptions } from "./cgroupHost.js";
+import { SandboxStartError, SandboxUnavailableError } from "./errors.js";
+import { planBwrap, type BwrapPlan } from "./planBwrap.js";
+import { planCgroup } from "./planCgroup.js";
+import { BLOCK_FD, INFO_FD, renderBwrap } from "./renderBwrap.js";
+import { StartedSandbox } from "./runningSandbox.js";
+import type { BackendCheck, RunningSandbox, SandboxBackend } from "./sandboxBackend.js";
+import { SandboxCgroup } from "./sandboxCgroup.js";
+import type { SandboxCommand } from "./sandboxCommand.js";
+import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import type { SandboxRequest } from "./sandboxRequest.js";
+import { spawnCommand, type SpawnedCommand } from "./spawnCommand.js";
+
+const run = promisify(execFile);
+
+/** --disable-userns and --perms on tmpfs came with 0.8.0. */
+const MIN_VERSION = [0, 8, 0] as const;
+
+const INSTALL_FIX =
+  "install bubblewrap 0.8.0 or newer: `apt-get install bubblewrap` (Debian, Ubuntu), " +
+  "`dnf install bubblewrap` (Fedora), `pacman -S bubblewrap` (Arch)";
+
+const USERNS_FIX =
+  "allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), " +
+  "or on Ubuntu 24.04 and later `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an " +
+  "AppArmor profile that lets bwrap use them";
+
+const TRIAL_FIX =
+  "run `bwrap --unshare-all --unshare-user --uid 1000 --ro-bind / / true` to see bubblewrap's own " +
+  "error, and report it if it works while warden's trial does not";
+
+export interface BwrapBackendOptions extends BwrapHostOptions, CgroupHostOptions {
+  /** The host's layout, for tests of the plan; probed from this machine by default. */
+  host?: BwrapHost;
+}
+
+function parseVersion(text: string): number[] | null {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return match === null ? null : match.slice(1, 4).map(Number);
+}
+
+function atLeast(version: number[], min: readonly number[]): boolean {
+  for (let i = 0; i < min.length; i++) {
+    const v = version[i] ?? 0;
+    const m = min[i] ?? 0;
+    if (v !== m) return v > m;
+  }
+  return true;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+/** Reads bwrap's --info-fd report; null when bwrap ended without making the sandbox. */
+async function readChildPid(spawned: SpawnedCommand): Promise<number | null> {
+  const info = spawned.fds.get(INFO_FD);
+  if (info === undefined) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(null);
+    }, SANDBOX_LIMITS.setupMs);
+  });
+  const text = await Promise.race([readAll(info), timeout]);
+  clearTimeout(timer);
+  if (text === null) return null;
+  try {
+    const parsed = JSON.parse(text) as { "child-pid"?: unknown };
+    const pid = parsed["child-pid"];
+    return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
+export class BwrapBackend implements SandboxBackend<BwrapPlan> {
+  readonly name = "bwrap";
+  readonly isolated = true;
+  private readonly host: BwrapHost;
+  private cgroups: Promise<CgroupHost> | undefined;
+
+  constructor(private readonly options: BwrapBackendOptions = {}) {
+    this.host = options.host ?? probeBwrapHost(options);
+  }
+
+  plan(request: SandboxRequest): BwrapPlan {
+    return planBwrap(request, this.host);
+  }
+
+  render(plan: BwrapPlan): SandboxCommand {
+    return renderBwrap(plan);
+  }
+
+  /** Where limits can be applied, probed once per backend. */
+  private cgroupHost(): Promise<CgroupHost> {
+    this.cgroups ??= probeCgroupHost(this.options);
+    return this.cgroups;
+  }
+
+  async check(): Promise<BackendCheck> {
+    const bwrap = this.host.bwrap;
+    if (bwrap === null)
+      return { ok: false, why: "bubblewrap (bwrap) is not installed", fix: INSTALL_FIX };
+    let versionText: string;
+    try {
+      versionText = (await run(bwrap, ["--version"])).stdout.trim();
+    } catch (error) {
+      return {
+        ok: false,
+        why: `${bwrap} --version failed: ${cleanLine(String(error))}`,
+        fix: INSTALL_FIX,
+      };
+    }
+    const version = parseVersion(versionText);
+    if (version === null || !atLeast(version, MIN_VERSION)) {
+      return { ok: false, why: `${cleanLine(versionText)} is older than 0.8.0`, fix: INSTALL_FIX };
+    }
+    const trial = await this.trialRun();
+    if (trial !== null) {
+      const userns = /namespace|uid.map|Permission denied|Operation not permitted/i.test(trial);
+      return { ok: false, why: trial, fix: userns ? USERNS_FIX : TRIAL_FIX };
+    }
+    const cgroups = await this.cgroupHost();
+    const limit = (what: string, site: CgroupHost["memory"]): string =>
+      site.ok ? `${what} limits via cgroup v${site.version}` : `no ${what} limits (${site.why})`;
+    const limits = `${limit("memory", cgroups.memory)}; ${limit("process", cgroups.pids)}`;
+    return { ok: true, detail: `${versionText} at ${bwrap}; a sandbox runs Node; ${limits}` };
+  }
+
+  /** Starts a real sandbox running `node -e`; null when it works, else what went wrong. */
+  private async trialRun(): Promise<string | null> {
+    const dir = await mkdtemp(join(tmpdir(), "warden-check-"));
+    try {
+      await mkdir(join(dir, "share"));
+      await mkdir(join(dir, "workspace"));
+      const sandbox = await this.startChecked({
+        taskId: "doctor",
+        share: join(dir, "share"),
+        workspace: join(dir, "workspace"),
+        sockets: [],
+        runner: { program: process.execPath, args: ["-e", "process.stdout.write('ok')", "--"] },
+        readOnlyBinds: [],
+        env: {},
+        limits: {},
+      });
+      const [out, err, exit] = await Promise.all([
+        readAll(sandbox.stdout),
+        readAll(sandbox.stderr),
+        sandbox.exit,
+      ]);
+      if (exit.code === 0 && out === "ok") return null;
+      return `a trial sandbox failed (exit ${String(exit.code ?? exit.signal)}): ${cleanLine(err.trim())}`;
+    } catch (error) {
+      return `a trial sandbox failed: ${cleanLine(error instanceof Error ? error.message : String(error))}`;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async start(request: SandboxRequest): Promise<RunningSandbox> {
+    try {
+      return await this.startChecked(request);
+    } catch (error) {
+      if (!(error instanceof SandboxStartError)) throw error;
+      // bwrap itself failed: say whether this machine can run bwrap at all, which is the
+      // clearer refusal, or else what bwrap said about this one sandbox.
+      const check = await this.check();
+      if (!check.ok)
+        throw new SandboxUnavailableError(check.why, { hint: check.fix, cause: error });
+      throw error;
+    }
+  }
+
+  private async startChecked(request: SandboxRequest): Promise<RunningSandbox> {
+    const plan = this.plan(request);
+    if (this.host.bwrap === null) {
+      throw new SandboxUnavailableError("bubblewrap (bwrap) is not installed", {
+        hint: INSTALL_FIX,
+      });
+    }
+    await checkPathsExist(request);
+    const command = this.render(plan);
+    const warnings: string[] = [];
+    let cgroup: SandboxCgroup | null = null;
+    if (plan.limits.memoryBytes !== undefined || plan.limits.processes !== undefined) {
+      const cgroupPlan = planCgroup(plan.taskId, plan.limits, await this.cgroupHost());
+      warnings.push(...cgroupPlan.warnings);
+      const made = await SandboxCgroup.create(cgroupPlan);
+      warnings.push(...made.warnings);
+      if (!made.cgroup.empty) cgroup = made.cgroup;
+    }
+    let spawned: SpawnedCommand;
+    try {
+      spawned = await spawnCommand(command, { detached: false });
+    } catch (error) {
+      await cgroup?.remove();
+      throw new SandboxUnavailableError(
+        `bubblewrap could not be run: ${cleanLine(String(error))}`,
+        {
+          hint: INSTALL_FIX,
+        },
+      );
+    }
+    for (const f of command.fds) if (f.role === "data") spawned.fds.get(f.fd)?.end(f.text);
+    const initPid = await readChildPid(spawned);
+    if (initPid === null) {
+      killQuietly(spawned.pid);
+      const [text] = await Promise.all([readAll(spawned.stderr), spawned.exited]);
+      await cgroup?.remove();
+      throw new SandboxStartError(
+        `bubblewrap could not make the sandbox: ${cleanLine(text.trim())}`,
+        {
+          hint: "run `warden doctor` to see whether bubblewrap works on this machine",
+        },
+      );
+    }
+    if (cgroup !== null) {
+      try {
+        await cgroup.add(initPid);
+      } catch (error) {
+        warnings.push(
+          `the sandbox's limits are not applied: joining its cgroup failed (${cleanLine(String(error))})`,
+        );
+      }
+    }
+    // Let the runner start, now that everything it forks is inside the cgroup.
+    const block = spawned.fds.get(BLOCK_FD);
+    block?.end("go");
+    const control = {
+      findRunner: () => findRunnerPid(initPid),
+      killAll: async () => {
+        // Killing the sandbox's first process ends its PID namespace, and everything in it.
+        killQuietly(initPid);
+        killQuietly(spawned.pid);
+        await cgroup?.killAll();
+      },
+      cleanup: async () => {
+        if (cgroup === null) return { outOfMemory: false, warnings: [] };
+        const outOfMemory = await cgroup.outOfMemory();
+        return { outOfMemory, warnings: await cgroup.remove() };
+      },
+    };
+    return new StartedSandbox(spawned, warnings, control);
+  }
+}

@@ -1,0 +1,184 @@
+// The bwrap plan: a pure function from a request and the host's layout to a typed sandbox.
+import type { BwrapHost } from "./bwrapHost.js";
+import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { RUNNER_ENV, RUNNER_FLAGS, SANDBOX_PATHS, socketFileName } from "./sandboxPaths.js";
+import {
+  activeLimits,
+  checkRequest,
+  isSameOrUnder,
+  type SandboxLimits,
+  type SandboxRequest,
+} from "./sandboxRequest.js";
+
+/** One step of building the sandbox's file system, applied in order. */
+export type BwrapMount =
+  | { op: "tmpfs"; dest: string; mode: number; sizeBytes: number | null }
+  | { op: "ro-bind"; src: string; dest: string }
+  | { op: "bind"; src: string; dest: string }
+  | { op: "symlink"; target: string; dest: string }
+  | { op: "dir"; dest: string; mode: number }
+  /** A read-only file whose contents the plan generates. */
+  | { op: "data"; dest: string; mode: number; text: string }
+  | { op: "proc"; dest: string }
+  | { op: "dev"; dest: string }
+  | { op: "remount-ro"; dest: string };
+
+/**
+ * A bwrap sandbox. What never varies (every namespace unshared, no capabilities, die with the
+ * parent, a new session, a cleared environment) is not a field: render always emits it.
+ */
+export interface BwrapPlan {
+  backend: "bwrap";
+  /** bwrap's path; "bwrap" when it was not found, which start() refuses. */
+  bwrap: string;
+  taskId: string;
+  uid: number;
+  gid: number;
+  hostname: string;
+  mounts: BwrapMount[];
+  env: Record<string, string>;
+  cwd: string;
+  command: { program: string; args: string[] };
+  limits: SandboxLimits;
+}
+
+/** The sandbox's hostname: the host's name would tell an agent where it runs. */
+const HOSTNAME = "warden";
+
+/** The search path inside, before the Node runtime's directory is put in front when needed. */
+const SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** The user database inside: the sandbox user, and the two ids every system has. */
+function passwdFile(uid: number, gid: number): string {
+  return [
+    "root:x:0:0:root:/root:/usr/sbin/nologin",
+    `agent:x:${uid}:${gid}:warden agent:${SANDBOX_PATHS.home}:/bin/sh`,
+    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
+    "",
+  ].join("\n");
+}
+
+function groupFile(gid: number): string {
+  return ["root:x:0:", `agent:x:${gid}:`, "nogroup:x:65534:", ""].join("\n");
+}
+
+/** Only loopback exists inside, so localhost is all there is to name. */
+const HOSTS_FILE = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+
+/** Names come from the generated files only: there is no network to ask, and no host service. */
+const NSSWITCH_FILE = [
+  "passwd: files",
+  "group: files",
+  "shadow: files",
+  "hosts: files",
+  "networks: files",
+  "protocols: files",
+  "services: files",
+  "",
+].join("\n");
+
+/** The environment every runner starts from inside bwrap; the request's env goes on top. */
+export function bwrapBaseEnv(nodeDir: string): Record<string, string> {
+  const onSystemPath = SYSTEM_PATH.split(":").includes(nodeDir);
+  return {
+    PATH: onSystemPath ? SYSTEM_PATH : `${nodeDir}:${SYSTEM_PATH}`,
+    HOME: SANDBOX_PATHS.home,
+    USER: "agent",
+    LOGNAME: "agent",
+    SHELL: "/bin/sh",
+    TMPDIR: "/tmp",
+    LANG: "C.UTF-8",
+  };
+}
+
+/** The runner's command line: its own, then where things are inside the sandbox. */
+function runnerCommand(request: SandboxRequest): { program: string; args: string[] } {
+  const args = [
+    ...request.runner.args,
+    RUNNER_FLAGS.share,
+    SANDBOX_PATHS.share,
+    RUNNER_FLAGS.workspace,
+    SANDBOX_PATHS.workspace,
+    RUNNER_FLAGS.scratch,
+    SANDBOX_PATHS.scratch,
+    RUNNER_FLAGS.ownPidNamespace,
+  ];
+  return { program: request.runner.program, args };
+}
+
+/**
+ * Host paths bound read-only at the same path: the Node runtime, warden's package, then the
+ * request's binds. A path already inside a bound directory is left out, as is a second copy.
+ */
+function sharedBinds(request: SandboxRequest, host: BwrapHost): BwrapMount[] {
+  const bound = host.systemDirs.filter((d) => d.kind === "dir").map((d) => d.path);
+  const mounts: BwrapMount[] = [];
+  for (const path of [host.nodeDir, ...host.packageFiles, ...request.readOnlyBinds]) {
+    if (bound.some((b) => isSameOrUnder(path, b))) continue;
+    bound.push(path);
+    mounts.push({ op: "ro-bind", src: path, dest: path });
+  }
+  return mounts;
+}
+
+/**
+ * Plans the sandbox: a fresh tmpfs root that holds only the system directories, a few /etc
+ * files, the Node runtime, warden's package and the agent's binds, all read-only; the share
+ * read-only at /share; the workspace writable at /workspace; tmpfs /tmp and home; the sockets
+ * under /run/warden; and the root remounted read-only once everything is in place.
+ */
+export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
+  checkRequest(request, host);
+  const { uid, gid } = SANDBOX_LIMITS;
+  const mounts: BwrapMount[] = [{ op: "tmpfs", dest: "/", mode: 0o755, sizeBytes: null }];
+  for (const dir of host.systemDirs) {
+    mounts.push(
+      dir.kind === "dir"
+        ? { op: "ro-bind", src: dir.path, dest: dir.path }
+        : { op: "symlink", target: dir.target, dest: dir.path },
+    );
+  }
+  mounts.push({ op: "dir", dest: "/etc", mode: 0o755 });
+  for (const entry of host.etcEntries) mounts.push({ op: "ro-bind", src: entry, dest: entry });
+  mounts.push(
+    { op: "data", dest: "/etc/passwd", mode: 0o644, text: passwdFile(uid, gid) },
+    { op: "data", dest: "/etc/group", mode: 0o644, text: groupFile(gid) },
+    { op: "data", dest: "/etc/hosts", mode: 0o644, text: HOSTS_FILE },
+    { op: "data", dest: "/etc/nsswitch.conf", mode: 0o644, text: NSSWITCH_FILE },
+    { op: "proc", dest: "/proc" },
+    { op: "dev", dest: "/dev" },
+    { op: "tmpfs", dest: "/dev/shm", mode: 0o1777, sizeBytes: SANDBOX_LIMITS.shmBytes },
+    { op: "tmpfs", dest: "/tmp", mode: 0o1777, sizeBytes: SANDBOX_LIMITS.tmpBytes },
+    { op: "dir", dest: SANDBOX_PATHS.scratch, mode: 0o700 },
+    { op: "dir", dest: "/home", mode: 0o755 },
+    { op: "tmpfs", dest: SANDBOX_PATHS.home, mode: 0o700, sizeBytes: SANDBOX_LIMITS.homeBytes },
+    // Binds come after the tmpfs mounts so that a bind under /tmp or the home lands on top.
+    ...sharedBinds(request, host),
+    { op: "ro-bind", src: request.share, dest: SANDBOX_PATHS.share },
+    { op: "bind", src: request.workspace, dest: SANDBOX_PATHS.workspace },
+    { op: "dir", dest: "/run", mode: 0o755 },
+    { op: "dir", dest: SANDBOX_PATHS.sockets, mode: 0o755 },
+  );
+  for (const socket of request.sockets) {
+    const dest = `${SANDBOX_PATHS.sockets}/${socketFileName(socket.name)}`;
+    mounts.push({ op: "ro-bind", src: socket.path, dest });
+  }
+  mounts.push({ op: "remount-ro", dest: "/dev" }, { op: "remount-ro", dest: "/" });
+  return {
+    backend: "bwrap",
+    bwrap: host.bwrap ?? "bwrap",
+    taskId: request.taskId,
+    uid,
+    gid,
+    hostname: HOSTNAME,
+    mounts,
+    env: {
+      ...bwrapBaseEnv(host.nodeDir),
+      ...(request.sockets.length > 0 ? { [RUNNER_ENV.sockets]: SANDBOX_PATHS.sockets } : {}),
+      ...request.env,
+    },
+    cwd: SANDBOX_PATHS.workspace,
+    command: runnerCommand(request),
+    limits: activeLimits(request.limits),
+  };
+}

@@ -1,0 +1,78 @@
+// Which cgroup directories bound one sandbox, with which settings: pure.
+import type { CgroupHost } from "./cgroupHost.js";
+import type { SandboxLimits } from "./sandboxRequest.js";
+
+export interface CgroupSetting {
+  file: string;
+  value: string;
+  /** A file some kernels lack (swap accounting): a failure to write it is not a failure. */
+  optional: boolean;
+}
+
+export interface CgroupDir {
+  version: 1 | 2;
+  path: string;
+  settings: CgroupSetting[];
+}
+
+export interface CgroupPlan {
+  dirs: CgroupDir[];
+  /** Each asked-for limit that this host cannot apply, in words the host can show. */
+  warnings: string[];
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / (1024 * 1024))} MiB`;
+}
+
+/**
+ * Plans `warden-<taskId>` cgroups: one directory holding both limits on cgroup v2, one per
+ * controller on v1. A limit the host cannot apply is a warning, never silently dropped.
+ */
+export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHost): CgroupPlan {
+  const name = `warden-${taskId}`;
+  const dirs = new Map<string, CgroupDir>();
+  const warnings: string[] = [];
+  const dirFor = (version: 1 | 2, parent: string): CgroupDir => {
+    const path = `${parent}/${name}`;
+    let dir = dirs.get(path);
+    if (dir === undefined) {
+      dir = { version, path, settings: [] };
+      dirs.set(path, dir);
+    }
+    return dir;
+  };
+  if (limits.memoryBytes !== undefined && limits.memoryBytes > 0) {
+    const site = host.memory;
+    if (!site.ok) {
+      warnings.push(`the memory limit of ${mib(limits.memoryBytes)} is not applied: ${site.why}`);
+    } else {
+      const bytes = String(limits.memoryBytes);
+      const settings: CgroupSetting[] =
+        site.version === 2
+          ? [
+              { file: "memory.max", value: bytes, optional: false },
+              { file: "memory.swap.max", value: "0", optional: true },
+            ]
+          : [
+              { file: "memory.limit_in_bytes", value: bytes, optional: false },
+              // Memory plus swap, so swapping out does not lift the bound; set after the limit.
+              { file: "memory.memsw.limit_in_bytes", value: bytes, optional: true },
+            ];
+      dirFor(site.version, site.parent).settings.push(...settings);
+    }
+  }
+  if (limits.processes !== undefined && limits.processes > 0) {
+    const site = host.pids;
+    if (!site.ok) {
+      warnings.push(`the limit of ${limits.processes} processes is not applied: ${site.why}`);
+    } else {
+      dirFor(site.version, site.parent).settings.push({
+        file: "pids.max",
+        value: String(limits.processes),
+        optional: false,
+      });
+    }
+  }
+  return { dirs: [...dirs.values()], warnings };
+}

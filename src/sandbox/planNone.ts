@@ -1,0 +1,97 @@
+// The none plan: the runner as a plain child of the host, said loudly to be unisolated.
+import { join } from "node:path";
+import type { SandboxCommand } from "./sandboxCommand.js";
+import { RUNNER_ENV, RUNNER_FLAGS } from "./sandboxPaths.js";
+import {
+  activeLimits,
+  checkRequest,
+  type SandboxLimits,
+  type SandboxRequest,
+  type SandboxSocket,
+} from "./sandboxRequest.js";
+
+export interface NoneHost {
+  /** The host's directory for temporary files. */
+  tmpDir: string;
+  /** The home of the user warden runs as (checked against, never given to the runner). */
+  home: string;
+  /** The directory of the Node runtime, put first on the runner's PATH. */
+  nodeDir: string;
+}
+
+export interface NonePlan {
+  backend: "none";
+  taskId: string;
+  /**
+   * The sandbox's own directory on the host, made fresh by start() and removed after the exit:
+   * the runner's scratch, a home and a TMPDIR for the agent, and the socket links.
+   */
+  root: string;
+  scratch: string;
+  home: string;
+  tmp: string;
+  socketDir: string;
+  /** Each becomes the link `<socketDir>/<name>.sock` to the host socket. */
+  sockets: SandboxSocket[];
+  env: Record<string, string>;
+  cwd: string;
+  command: { program: string; args: string[] };
+  /** Asked for but never applied by this backend; start() says so in its warnings. */
+  limits: SandboxLimits;
+}
+
+/** The line the none backend puts first on the sandbox's stderr, and in its warnings. */
+export const NOT_ISOLATED_WARNING =
+  "WARNING: sandbox `none`: the runner is NOT isolated. It runs as you, with your files, your " +
+  "network and your processes in reach, and may outlive warden if warden is killed. Use it only " +
+  "for development, with agents and repositories you trust.";
+
+const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+export function planNone(request: SandboxRequest, host: NoneHost): NonePlan {
+  checkRequest(request, host);
+  const root = join(host.tmpDir, `warden-none-${request.taskId}`);
+  const plan = {
+    root,
+    scratch: join(root, "scratch"),
+    home: join(root, "home"),
+    tmp: join(root, "tmp"),
+    socketDir: join(root, "run"),
+  };
+  const args: string[] = [
+    ...request.runner.args,
+    RUNNER_FLAGS.share,
+    request.share,
+    RUNNER_FLAGS.workspace,
+    request.workspace,
+    RUNNER_FLAGS.scratch,
+    plan.scratch,
+  ];
+  return {
+    backend: "none",
+    taskId: request.taskId,
+    ...plan,
+    sockets: request.sockets.map((s) => ({ ...s })),
+    env: {
+      PATH: `${host.nodeDir}:${SYSTEM_PATH}`,
+      HOME: plan.home,
+      TMPDIR: plan.tmp,
+      LANG: "C.UTF-8",
+      ...(request.sockets.length > 0 ? { [RUNNER_ENV.sockets]: plan.socketDir } : {}),
+      ...request.env,
+    },
+    cwd: request.workspace,
+    command: { program: request.runner.program, args },
+    limits: activeLimits(request.limits),
+  };
+}
+
+export function renderNone(plan: NonePlan): SandboxCommand {
+  return {
+    program: plan.command.program,
+    args: [...plan.command.args],
+    env: { ...plan.env },
+    cwd: plan.cwd,
+    fds: [],
+  };
+}

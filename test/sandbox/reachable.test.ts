@@ -1,0 +1,73 @@
+// Inside bwrap, everything the runner needs is there: Node, warden's dist and its dependencies.
+import { strict as assert } from "node:assert";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { findPackageRoot } from "../../src/sandbox/packageRoot.js";
+import { sandboxBackend, type BwrapBackend } from "../../src/sandbox/index.js";
+import {
+  finish,
+  makeTaskDirs,
+  NEEDS_BWRAP,
+  removeTaskDirs,
+  request,
+  type TaskDirs,
+} from "./sandboxFixture.js";
+
+const ROOT = findPackageRoot() ?? "/nonexistent";
+const GUEST = join(ROOT, "dist", "guest", "main.js");
+
+describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
+  let backend: BwrapBackend;
+  let dirs: TaskDirs;
+  before(async () => {
+    backend = sandboxBackend("bwrap");
+    dirs = await makeTaskDirs();
+  });
+  after(async () => {
+    await removeTaskDirs(dirs);
+  });
+
+  test("Node runs, and warden's dependencies load from its node_modules", async () => {
+    const code = `const r = require("node:module").createRequire(${JSON.stringify(join(ROOT, "package.json"))});
+      for (const name of ["yaml", "zod", "tar-stream", "commander"]) r(name);
+      console.log(process.version);`;
+    const run = await finish(
+      await backend.start(
+        request(
+          dirs,
+          { program: process.execPath, args: ["-e", code, "--"] },
+          { readOnlyBinds: [] },
+        ),
+      ),
+    );
+    assert.equal(run.stderr, "");
+    assert.equal(run.stdout.trim(), process.version);
+    assert.equal(run.exit.code, 0);
+  });
+
+  test(
+    "the built runner starts inside and answers --help",
+    { skip: existsSync(GUEST) ? false : "dist/guest/main.js is not built: npm run build" },
+    async () => {
+      const run = await finish(
+        await backend.start(
+          request(
+            dirs,
+            { program: process.execPath, args: [GUEST, "--help"] },
+            { readOnlyBinds: [] },
+          ),
+        ),
+      );
+      assert.equal(run.exit.code, 0, run.stderr);
+      assert.match(run.stdout, /--share/);
+    },
+  );
+
+  test("git, which the runner needs, runs inside", async () => {
+    const run = await finish(
+      await backend.start(request(dirs, { program: "git", args: ["--version", "--"] })),
+    );
+    assert.match(run.stdout, /^git version/);
+  });
+});

@@ -1,0 +1,135 @@
+// What the sandbox tests share: temporary task directories, requests, and reading a run to its end.
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findProgram } from "../../src/sandbox/bwrapHost.js";
+import type { RunningSandbox, SandboxExit, SandboxRequest } from "../../src/sandbox/index.js";
+
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
+export const PROBE = join(FIXTURES, "probe.js");
+
+/** The skip reason of every test that needs bubblewrap, or false when it is here. */
+export const NEEDS_BWRAP: string | false =
+  findProgram("bwrap") === null ? "bubblewrap is not installed: apt-get install bubblewrap" : false;
+
+export interface TaskDirs {
+  root: string;
+  share: string;
+  workspace: string;
+}
+
+/** A share with the three files a runner expects, and an empty workspace. */
+export async function makeTaskDirs(): Promise<TaskDirs> {
+  const root = await mkdtemp(join(tmpdir(), "warden-sandbox-test-"));
+  const share = join(root, "share");
+  const workspace = join(root, "workspace");
+  await mkdir(share, { mode: 0o700 });
+  await mkdir(workspace, { mode: 0o700 });
+  await writeFile(join(share, "task.json"), "{}\n", { mode: 0o600 });
+  await writeFile(join(share, "prompt.md"), "do nothing\n", { mode: 0o600 });
+  await writeFile(join(share, "input.bundle"), "", { mode: 0o600 });
+  return { root, share, workspace };
+}
+
+export async function removeTaskDirs(dirs: TaskDirs): Promise<void> {
+  await rm(dirs.root, { recursive: true, force: true });
+}
+
+let counter = 0;
+
+/** A request that runs `program args` (the probe by default) with the fixtures bound. */
+export function request(
+  dirs: TaskDirs,
+  runner: { program: string; args: string[] },
+  more: Partial<SandboxRequest> = {},
+): SandboxRequest {
+  counter += 1;
+  return {
+    taskId: `test-${process.pid}-${counter}`,
+    share: dirs.share,
+    workspace: dirs.workspace,
+    sockets: [],
+    runner,
+    readOnlyBinds: [FIXTURES],
+    env: {},
+    limits: {},
+    ...more,
+  };
+}
+
+/** The probe with one action. */
+export function probe(action: string, arg = ""): { program: string; args: string[] } {
+  return { program: process.execPath, args: [PROBE, action, arg] };
+}
+
+/** A shell script; the flags the backend appends become its positional parameters. */
+export function shell(script: string): { program: string; args: string[] } {
+  return { program: "/bin/sh", args: ["-c", script, "sh"] };
+}
+
+export interface Finished {
+  stdout: string;
+  stderr: string;
+  exit: SandboxExit;
+}
+
+async function text(stream: NodeJS.ReadableStream): Promise<string> {
+  let out = "";
+  for await (const chunk of stream) out += String(chunk);
+  return out;
+}
+
+/** Reads both streams at once until the sandbox has ended. */
+export async function finish(sandbox: RunningSandbox): Promise<Finished> {
+  const [stdout, stderr, exit] = await Promise.all([
+    text(sandbox.stdout),
+    text(sandbox.stderr),
+    sandbox.exit,
+  ]);
+  return { stdout, stderr, exit };
+}
+
+/** Settles once `stream` has carried `needle`. */
+export async function waitFor(stream: NodeJS.ReadableStream, needle: string): Promise<void> {
+  let seen = "";
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer | string): void => {
+      seen += String(chunk);
+      if (seen.includes(needle)) {
+        stream.off("data", onData);
+        stream.pause();
+        resolve();
+      }
+    };
+    stream.on("data", onData);
+    stream.once("end", () => {
+      reject(
+        new Error(
+          `the stream ended before ${JSON.stringify(needle)}; it carried ${JSON.stringify(seen)}`,
+        ),
+      );
+    });
+  });
+}
+
+/** Host pids of every process whose command line contains `marker`. */
+export async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes(marker)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** Polls until no process carries `marker`, or the time is up; returns the pids left. */
+export async function goneWithin(marker: string, ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = await processesWith(marker);
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
