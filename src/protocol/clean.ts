@@ -1,74 +1,117 @@
 // Text from the sandbox is cleaned before any terminal shows it, so that it can neither move
 // the cursor, recolour the screen, reorder text (bidi controls) nor pass for warden's own line.
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+import { isUtf8 } from "node:buffer";
 
-// Cc except the newline, every Cf, lone surrogates, the two Unicode line separators, and U+FFFD
-// (which in sandbox text may stand for bytes that were not UTF-8).
-// eslint-disable-next-line no-control-regex -- matching control characters is the point.
-const UNSAFE = /\r\n|[\0-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\p{Cs}\u2028\u2029\uFFFD]/gu;
-
-function replaceUnsafe(match: string): string {
-  if (match === "\r\n") return "\n";
-  if (match === "\t") return " ";
-  return "?";
-}
+/** What to do with one UTF-16 code unit. */
+const KEEP = 0;
+const UNSAFE = 1;
+const TAB = 2;
+const CR = 3;
+const SURROGATE = 4;
 
 /**
- * The length of the well-formed UTF-8 sequence at `i` (Unicode Table 3-7), or 0 when the byte
- * there cannot start one.
+ * Every UTF-16 code unit's kind: Cc except the newline, every Cf, U+2028, U+2029 and U+FFFD
+ * (which in sandbox text may stand for bytes that were not UTF-8) are unsafe; a tab, a carriage
+ * return and a surrogate need a closer look. The Cf set comes from the engine's own Unicode
+ * tables, so it follows the Unicode version of the Node.js that runs warden.
  */
-function sequenceLength(b: Uint8Array, i: number): number {
-  const b0 = b[i] ?? 0;
-  if (b0 < 0x80) return 1;
-  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => {
-    const v = b[i + k];
-    return v !== undefined && v >= lo && v <= hi;
-  };
-  if (b0 >= 0xc2 && b0 <= 0xdf) return cont(1) ? 2 : 0;
-  if (b0 === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
-  if ((b0 >= 0xe1 && b0 <= 0xec) || b0 === 0xee || b0 === 0xef) return cont(1) && cont(2) ? 3 : 0;
-  if (b0 === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
-  if (b0 === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (b0 >= 0xf1 && b0 <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (b0 === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
+const KINDS: Uint8Array = (() => {
+  const kinds = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x20; c++) kinds[c] = UNSAFE;
+  for (let c = 0x7f; c <= 0x9f; c++) kinds[c] = UNSAFE;
+  kinds[0x0a] = KEEP;
+  kinds[0x09] = TAB;
+  kinds[0x0d] = CR;
+  kinds[0x2028] = UNSAFE;
+  kinds[0x2029] = UNSAFE;
+  kinds[0xfffd] = UNSAFE;
+  kinds.fill(SURROGATE, 0xd800, 0xe000);
+  const format = /\p{Cf}/u;
+  for (let c = 0; c < 0x10000; c++) {
+    if (kinds[c] === KEEP && format.test(String.fromCharCode(c))) kinds[c] = UNSAFE;
+  }
+  return kinds;
+})();
+
+/** Format characters beyond the BMP (tags, musical and Egyptian format controls...). */
+const ASTRAL_FORMAT = /^\p{Cf}$/u;
+
+/**
+ * cleanText on a string: one pass over its code units, no allocation for a unit that is kept,
+ * and no copy at all when nothing is unsafe.
+ */
+function cleanString(text: string): string {
+  let out = "";
+  let last = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i);
+    const kind = KINDS[unit] ?? KEEP;
+    if (kind === KEEP) continue;
+    let replacement = "?";
+    // The first unit after what is replaced.
+    let end = i + 1;
+    if (kind === TAB) {
+      replacement = " ";
+    } else if (kind === CR) {
+      if (text.charCodeAt(i + 1) === 0x0a) {
+        replacement = "\n";
+        end = i + 2;
+      }
+    } else if (kind === SURROGATE && unit <= 0xdbff) {
+      const low = text.charCodeAt(i + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        if (!ASTRAL_FORMAT.test(text.slice(i, i + 2))) {
+          i++; // A character beyond the BMP that is not a format character: kept whole.
+          continue;
+        }
+        end = i + 2;
+      }
+    }
+    out += text.slice(last, i) + replacement;
+    last = end;
+    i = end - 1;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
 
-/** Decodes bytes, turning each maximal run of bytes that are not UTF-8 into one U+FFFD. */
+/** U+FFFD as UTF-8: the one place a replacement character in decoded text was really sent. */
+const REPLACEMENT_BYTES = Buffer.from([0xef, 0xbf, 0xbd]);
+const REPLACEMENT_RUN = /\uFFFD+/g;
+
+/**
+ * Decodes bytes, turning each maximal run of bytes that are not UTF-8 into one `?`, and each
+ * U+FFFD sent as such into `?` too (which cleanString would do anyway).
+ *
+ * The decoder of Buffer#toString puts a U+FFFD for each maximal subpart of an ill-formed
+ * sequence and never swallows a valid character, so between two valid characters a run of bad
+ * bytes becomes a run of U+FFFD, which becomes one `?`. A U+FFFD that was sent as its bytes must
+ * not be merged with its neighbours, so the bytes are split at each EF BF BD first: those three
+ * bytes are always a whole character, whatever precedes them.
+ */
 function decodeLossy(bytes: Uint8Array): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    // Fall through to the byte-by-byte scan: only text that has bad bytes pays for it.
-  }
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // The fast path: only text that has bad bytes pays for what follows.
+  if (isUtf8(buf)) return buf.toString("utf8");
   const parts: string[] = [];
   let start = 0;
-  let i = 0;
-  while (i < buf.length) {
-    const n = sequenceLength(buf, i);
-    if (n > 0) {
-      i += n;
-      continue;
-    }
-    if (i > start) parts.push(buf.toString("utf8", start, i));
-    parts.push("\uFFFD");
-    while (i < buf.length && sequenceLength(buf, i) === 0) i++;
-    start = i;
+  for (;;) {
+    const at = buf.indexOf(REPLACEMENT_BYTES, start);
+    const end = at === -1 ? buf.length : at;
+    parts.push(buf.toString("utf8", start, end).replace(REPLACEMENT_RUN, "?"));
+    if (at === -1) return parts.join("?");
+    start = at + REPLACEMENT_BYTES.length;
   }
-  if (start < buf.length) parts.push(buf.toString("utf8", start));
-  return parts.join("");
 }
 
 /**
  * Makes text from the sandbox safe to show: a CRLF becomes a newline, a tab a space; every other
- * control or format character, U+2028, U+2029 and U+FFFD becomes `?`, and so does each maximal
- * run of bytes that are not UTF-8. Newlines are kept.
+ * control or format character, U+2028, U+2029, U+FFFD and lone surrogates become `?`, and so
+ * does each maximal run of bytes that are not UTF-8. Newlines are kept.
  */
 export function cleanText(text: string | Uint8Array): string {
-  const decoded = typeof text === "string" ? text : decodeLossy(text);
-  return decoded.replace(UNSAFE, replaceUnsafe);
+  return cleanString(typeof text === "string" ? text : decodeLossy(text));
 }
 
 function lines(text: string | Uint8Array): string[] {

@@ -9,6 +9,9 @@ export {
   TASK_ID,
   MAX_HOP,
   ENV,
+  GUEST_SOCKETS_ENV,
+  EGRESS_SOCKETS,
+  GUEST_PORTS,
   type ResultFileName,
 } from "./names.js";
 export {
@@ -24,6 +27,8 @@ export {
   AGENTS,
   MAX_COMMAND_ARGS,
   MAX_COMMAND_ARG_BYTES,
+  MAX_AGENT_ENV,
+  MAX_AGENT_ENV_VALUE_BYTES,
   settingsSchema,
   checkSettings,
   parseSettings,
@@ -31,3 +36,18 @@ export {
   type Settings,
 } from "./settings.js";
 export { OID, resultSchema, parseResult, formatResult, type Result } from "./result.js";
+export {
+  readBundleHeader,
+  readBundleHeaderFile,
+  MAX_BUNDLE_HEADER_BYTES,
+  type BundleHeader,
+} from "./bundleHeader.js";
+export { checkBundle } from "./checkBundle.js";
+export { writeResults, type ResultsFile } from "./writeResults.js";
+export {
+  receiveResults,
+  type ReceivedFile,
+  type ReceivedResults,
+  type ReceiveOptions,
+} from "./receiveResults.js";
+export { Log, LogWriter, type LogOptions } from "./log.js";

@@ -25,6 +25,15 @@ export const LIMITS = {
   bundleHeaderLineBytes: 4096,
   /** One labelled log line; text beyond it is cut so one line can never flood a terminal. */
   logLineBytes: 4 * KiB,
+  /** A log label such as `agent` or `guest`: a short word of warden's, never sandbox text. */
+  logLabelBytes: 32,
+  /**
+   * Zero bytes a results archive may carry after result.json: tar ends with two zero blocks and
+   * pads to its record size (10 KiB by default), and more than this is a producer stalling the host.
+   */
+  archiveTrailerBytes: 64 * KiB,
+  /** Hostile text quoted inside an error message, after cleaning: enough to recognise it. */
+  quotedTextBytes: 200,
   /** A warning or error string inside result.json, after cleaning. */
   resultTextBytes: 16 * KiB,
   /** How many warnings a result may carry. */

@@ -52,3 +52,12 @@ export const ENV = {
   metadataUrl: "WARDEN_METADATA_URL",
   dataDir: "WARDEN_DATA_DIR",
 } as const;
+
+/**
+ * Egress inside the sandbox: the host binds a directory of unix sockets into the sandbox and
+ * names it in GUEST_SOCKETS_ENV; the runner listens on these loopback ports and forwards each
+ * connection to the socket of the same name.
+ */
+export const GUEST_SOCKETS_ENV = "WARDEN_GUEST_SOCKETS";
+export const EGRESS_SOCKETS = { proxy: "proxy.sock", relay: "relay.sock" } as const;
+export const GUEST_PORTS = { proxy: 3128, relay: 3129 } as const;

@@ -11,7 +11,13 @@ import { RESULT_FILE_NAMES, type ResultFileName } from "./names.js";
 export const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 const oid = z.string().regex(OID, "not a git object id");
-const text = z.string().max(LIMITS.resultTextBytes);
+// The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
+const text = z
+  .string()
+  .refine(
+    (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
+    `a text is over ${LIMITS.resultTextBytes} bytes`,
+  );
 
 export const resultSchema = z
   .object({
@@ -38,6 +44,13 @@ export const resultSchema = z
 
 export type Result = z.infer<typeof resultSchema>;
 
+/** What is wrong with a result, its path and message cleaned: both may be sandbox text. */
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const where = issue?.path.length ? issue.path.join(".") : "result.json";
+  return `bad result.json: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`;
+}
+
 /** Parses and checks result.json from its bytes. Throws BadResultsError. */
 export function parseResult(bytes: Uint8Array): Result {
   const fail = (m: string) =>
@@ -46,16 +59,26 @@ export function parseResult(bytes: Uint8Array): Result {
     });
   const value = parseJsonStrict(bytes, LIMITS.resultBytes, "result.json", fail);
   const parsed = resultSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "result.json";
-    throw fail(`bad result.json: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`);
-  }
+  if (!parsed.success) throw fail(describe(parsed.error));
   return parsed.data;
 }
 
-/** The bytes of result.json for a result; checks it first so the guest never sends a bad one. */
+/**
+ * The bytes of result.json for a result; checks it first so the guest never sends a bad one.
+ * Throws BadResultsError.
+ */
 export function formatResult(result: Result): Buffer {
-  const checked = resultSchema.parse(result);
-  return Buffer.from(JSON.stringify(checked) + "\n");
+  const parsed = resultSchema.safeParse(result);
+  if (!parsed.success) {
+    throw new BadResultsError(describe(parsed.error), {
+      hint: "this is a bug in the guest: it must bound and check its result before it sends it",
+    });
+  }
+  const bytes = Buffer.from(JSON.stringify(parsed.data) + "\n");
+  if (bytes.length > LIMITS.resultBytes) {
+    throw new BadResultsError(`result.json is ${bytes.length} bytes, over ${LIMITS.resultBytes}`, {
+      hint: "this is a bug in the guest: it must bound its warnings and texts",
+    });
+  }
+  return bytes;
 }

@@ -15,13 +15,27 @@ export type AgentName = (typeof AGENTS)[number];
 export const MAX_COMMAND_ARGS = 4096;
 export const MAX_COMMAND_ARG_BYTES = 128 * 1024;
 
-// Control characters anywhere in a setting would reach a command line or a commit header.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Control and format characters (bidi overrides among them) anywhere in a setting would reach a
+// command line, a commit header or a terminal.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
+
+/** An environment variable the host passes to the agent: a portable name, never warden's own. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** How many variables the host may pass to the agent, and the bytes of one value. */
+export const MAX_AGENT_ENV = 64;
+export const MAX_AGENT_ENV_VALUE_BYTES = 64 * 1024;
 
 const count = (max: number) => z.number().int().min(0).max(max);
 
-const settingText = z.string().max(LIMITS.settingTextBytes);
+// The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
+const settingText = z
+  .string()
+  .refine(
+    (t) => Buffer.byteLength(t) <= LIMITS.settingTextBytes,
+    `over ${LIMITS.settingTextBytes} bytes`,
+  );
 
 export const settingsSchema = z
   .object({
@@ -40,6 +54,29 @@ export const settingsSchema = z
       )
       .min(1)
       .max(MAX_COMMAND_ARGS)
+      .optional(),
+    /**
+     * Extra environment for the agent: the placeholder API key, and the variables the user
+     * passed in. WARDEN_* names belong to the environment protocol and are refused.
+     */
+    env: z
+      .record(
+        z
+          .string()
+          .regex(ENV_NAME, "not a portable variable name")
+          .refine(
+            (n) => !n.toUpperCase().startsWith("WARDEN_"),
+            "WARDEN_ variables are warden's own",
+          ),
+        z
+          .string()
+          .refine((v) => !v.includes("\0"), "a value has a NUL byte")
+          .refine(
+            (v) => Buffer.byteLength(v) <= MAX_AGENT_ENV_VALUE_BYTES,
+            `a value is over ${MAX_AGENT_ENV_VALUE_BYTES} bytes`,
+          ),
+      )
+      .refine((e) => Object.keys(e).length <= MAX_AGENT_ENV, `more than ${MAX_AGENT_ENV} variables`)
       .optional(),
     model: settingText
       .refine((m) => !m.startsWith("-"), "model starts with '-'")
