@@ -61,13 +61,7 @@ export const settingsSchema = z
      */
     env: z
       .record(
-        z
-          .string()
-          .regex(ENV_NAME, "not a portable variable name")
-          .refine(
-            (n) => !n.toUpperCase().startsWith("WARDEN_"),
-            "WARDEN_ variables are warden's own",
-          ),
+        z.string(),
         z
           .string()
           .refine((v) => !v.includes("\0"), "a value has a NUL byte")
@@ -76,7 +70,23 @@ export const settingsSchema = z
             `a value is over ${MAX_AGENT_ENV_VALUE_BYTES} bytes`,
           ),
       )
-      .refine((e) => Object.keys(e).length <= MAX_AGENT_ENV, `more than ${MAX_AGENT_ENV} variables`)
+      .superRefine((env, ctx) => {
+        const names = Object.keys(env);
+        if (names.length > MAX_AGENT_ENV) {
+          ctx.addIssue({ code: "custom", message: `more than ${MAX_AGENT_ENV} variables` });
+        }
+        for (const name of names) {
+          if (!ENV_NAME.test(name)) {
+            ctx.addIssue({ code: "custom", message: "not a portable variable name", path: [name] });
+          } else if (name.toUpperCase().startsWith("WARDEN_")) {
+            ctx.addIssue({
+              code: "custom",
+              message: "WARDEN_ variables are warden's own",
+              path: [name],
+            });
+          }
+        }
+      })
       .optional(),
     model: settingText
       .refine((m) => !m.startsWith("-"), "model starts with '-'")
