@@ -2,16 +2,13 @@
 // the task's owner can enter, started and closed together.
 import { chmod, lstat, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { EGRESS_SOCKETS } from "../protocol/index.js";
 import { EgressDirError } from "./errors.js";
 import { EGRESS_LIMITS } from "./limits.js";
 import { startProxy, type RunningProxy } from "./startProxy.js";
 import { startRelay, type RelayOptions, type RunningRelay } from "./startRelay.js";
 
-/** The names of the sockets in the egress directory, the same inside the sandbox. */
-export const EGRESS_SOCKETS = {
-  proxy: "proxy.sock",
-  relay: "relay.sock",
-} as const;
+export { EGRESS_SOCKETS };
 
 export interface EgressOptions {
   /** The task's socket directory: created 0700 if missing, made 0700 if not. */

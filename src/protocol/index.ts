@@ -51,3 +51,4 @@ export {
   type ReceiveOptions,
 } from "./receiveResults.js";
 export { Log, LogWriter, type LogOptions } from "./log.js";
+export { egressEnvironment, type EgressPortsInUse } from "./egressEnvironment.js";

@@ -77,7 +77,9 @@ export function planNone(request: SandboxRequest, host: NoneHost): NonePlan {
       HOME: plan.home,
       TMPDIR: plan.tmp,
       LANG: "C.UTF-8",
-      ...(request.sockets.length > 0 ? { [RUNNER_ENV.sockets]: plan.socketDir } : {}),
+      ...(request.sockets.length > 0
+        ? { [RUNNER_ENV.sockets]: plan.socketDir, [RUNNER_ENV.egressPorts]: "any" }
+        : {}),
       ...request.env,
     },
     cwd: request.workspace,

@@ -33,6 +33,11 @@ export const RUNNER_FLAGS = {
 export const RUNNER_ENV = {
   /** Set only when the request has sockets: the directory holding `<name>.sock` for each. */
   sockets: "WARDEN_GUEST_SOCKETS",
+  /**
+   * "any" where the runner shares the host's network: its forwarders then take free loopback
+   * ports instead of the fixed ones, so concurrent tasks never collide.
+   */
+  egressPorts: "WARDEN_GUEST_EGRESS_PORTS",
 } as const;
 
 /** The name of a socket as seen by the runner: `<dir>/<name>.sock`. */

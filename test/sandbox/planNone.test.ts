@@ -46,6 +46,8 @@ describe("the none plan", () => {
       TMPDIR: "/tmp/warden-none-t1/tmp",
       LANG: "C.UTF-8",
       WARDEN_GUEST_SOCKETS: "/tmp/warden-none-t1/run",
+      // The runner shares the host's network here, so its forwarders must take free ports.
+      WARDEN_GUEST_EGRESS_PORTS: "any",
       WARDEN_TASK_ID: "t1",
     });
   });

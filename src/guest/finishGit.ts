@@ -1,0 +1,122 @@
+// Step 5 of the runner: the agent's work made into a branch and a bundle. Runs after every
+// process of the agent is gone, under a deadline of its own.
+import { lstat, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  LIMITS,
+  RESULT_FILES,
+  checkBundle,
+  cleanLine,
+  readBundleHeaderFile,
+} from "../protocol/index.js";
+import { BadChangesError, GitError, HistoryRewrittenError } from "./errors.js";
+import {
+  ancestorStep,
+  bundleStep,
+  commitStep,
+  headStep,
+  pointBranchStep,
+  stageStep,
+  stagedStep,
+} from "./gitSteps.js";
+import { runGit, type GitContext } from "./runGit.js";
+
+/** What finishing found out so far; filled step by step so a failure keeps what came before. */
+export interface FinishReport {
+  head?: string;
+  leftovers: boolean;
+  /** The path of changes.bundle, when there are changes and they passed every check. */
+  bundle?: string;
+  readonly warnings: string[];
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Puts the runner's own repository config back, replacing whatever the agent made of it (a
+ * symbolic link included), and removes an index lock a killed git left behind.
+ */
+async function restoreRepository(workspace: string, config: Buffer): Promise<void> {
+  const gitDir = join(workspace, ".git");
+  const info = await lstat(gitDir).catch(() => undefined);
+  if (info === undefined || !info.isDirectory()) {
+    throw new GitError("the workspace's .git directory is gone or was replaced by the agent", {
+      hint: "the agent must work in the repository it was given",
+    });
+  }
+  await rm(join(gitDir, "config"), { force: true });
+  await writeFile(join(gitDir, "config"), config, { flag: "wx", mode: 0o644 });
+  // Every process of the agent is gone, so a lock left now belongs to a git that was killed.
+  await rm(join(gitDir, "index.lock"), { force: true });
+}
+
+/** Commits what the agent left uncommitted; true when there was something. */
+async function commitLeftovers(git: GitContext): Promise<boolean> {
+  await runGit(git, stageStep(git.workspace));
+  const staged = await runGit(git, stagedStep(git.workspace), [0, 1]);
+  if (staged.code === 0) return false;
+  await runGit(git, commitStep(git.workspace));
+  return true;
+}
+
+export async function finishGit(
+  input: {
+    git: GitContext;
+    base: string;
+    config: Buffer;
+    scratch: string;
+    progress: (line: string) => void;
+  },
+  report: FinishReport,
+): Promise<void> {
+  const { git, base } = input;
+  const { workspace } = git;
+  await restoreRepository(workspace, input.config);
+
+  try {
+    report.leftovers = await commitLeftovers(git);
+    if (report.leftovers) input.progress("git: committed what the agent left uncommitted");
+  } catch (error) {
+    // The agent's own commits are still worth sending without its leftovers.
+    report.warnings.push(`could not commit what the agent left uncommitted: ${message(error)}`);
+  }
+
+  const head = (await runGit(git, headStep(workspace))).stdout.trim();
+  report.head = head;
+  await runGit(git, pointBranchStep(workspace, head));
+  if (head === base) {
+    input.progress("git: no changes");
+    return;
+  }
+  const ancestor = await runGit(git, ancestorStep(workspace, base, head), [0, 1]);
+  if (ancestor.code === 1) {
+    throw new HistoryRewrittenError(
+      `the history was rewritten: the task's head ${head} does not descend from its base ${base}`,
+    );
+  }
+
+  const file = join(input.scratch, RESULT_FILES.changes);
+  input.progress("git: bundle the changes");
+  await runGit(git, bundleStep(workspace, base, file));
+  const { size } = await stat(file);
+  if (size > LIMITS.changesBytes) {
+    await rm(file, { force: true });
+    throw new BadChangesError(
+      `the changes are ${size} bytes as a bundle, over the limit of ${LIMITS.changesBytes}`,
+      { hint: "a task should make a change a person can review; split the work" },
+    );
+  }
+  // The host checks the same; checking here too turns a refusal there into a clear error here.
+  try {
+    checkBundle(await readBundleHeaderFile(file), base);
+  } catch (error) {
+    await rm(file, { force: true });
+    throw new BadChangesError(
+      `the bundle of changes is not one the host takes: ${cleanLine(message(error))}`,
+      { hint: "the agent's commits must build on the start commit alone" },
+    );
+  }
+  report.bundle = file;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `warden-guest`: the runner every sandbox starts first. Results go to stdout as a tar archive,
+// progress to stderr as plain lines that the host labels.
+import { WardenError, cleanLine } from "../protocol/index.js";
+import { StoppedError, UsageError } from "./errors.js";
+import { parseOptions, USAGE } from "./options.js";
+import { runTask } from "./runTask.js";
+
+const progress = (line: string): void => {
+  process.stderr.write(`warden-guest: ${cleanLine(line)}\n`);
+};
+
+async function main(): Promise<number> {
+  let invocation;
+  try {
+    invocation = parseOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? ""}\n`);
+    return 2;
+  }
+  if (invocation.kind === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+
+  const stopping = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping.signal.aborted) {
+      progress(`received ${signal} again: already stopping`);
+      return;
+    }
+    progress(`received ${signal}: stopping the agent, then sending what there is`);
+    stopping.abort(new StoppedError(`the runner was stopped by ${signal}`));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  const started = performance.now();
+  try {
+    const { exitCode } = await runTask({
+      ...invocation.options,
+      out: process.stdout,
+      progress,
+      stop: stopping.signal,
+      env: process.env,
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+    progress(`done in ${seconds} s, exit ${exitCode}, peak memory ${peakMiB} MiB`);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? ""}\n`);
+      return 2;
+    }
+    const text = error instanceof WardenError ? error.message : String(error);
+    progress(`could not send the results: ${text}`);
+    return 1;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    progress(`unexpected failure: ${error instanceof Error ? (error.stack ?? "") : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,140 @@
+// The metadata server on loopback: what the agent (and anything else in the sandbox) may ask
+// about its task without an SDK. Read only, GET and HEAD only, YAML for the data.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { stringify } from "yaml";
+import { TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
+
+/** A request that has not sent its headers by then is dropped: the server is tiny and local. */
+const HEADERS_TIMEOUT_MS = 10_000;
+
+export const METADATA_PATHS = {
+  health: "/healthz",
+  ready: "/readyz",
+  task: "/metadata/v1/task",
+  workspaces: "/metadata/v1/workspaces",
+} as const;
+
+export interface Workspace {
+  readonly path: string;
+  readonly base: string;
+  readonly branch: string;
+}
+
+/**
+ * The settings as the metadata server shows them: an allow list, so that a setting added later
+ * (a credential, say) stays private until someone decides to show it. The command line is left
+ * out because it may carry credentials of its own.
+ */
+export function publicSettings(settings: Settings): Record<string, unknown> {
+  const shown: Record<string, unknown> = {
+    taskId: settings.taskId,
+    parentTaskId: settings.parentTaskId,
+    hop: settings.hop ?? 0,
+    agent: settings.agent,
+    model: settings.model,
+    maxTurns: settings.maxTurns,
+    maxBudgetUSD: settings.maxBudgetUSD,
+    timeoutSeconds: settings.timeoutSeconds,
+    gitName: settings.gitName,
+    gitEmail: settings.gitEmail,
+  };
+  return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined));
+}
+
+/** The task document: the public settings, and the workspace once it is ready. */
+export function taskDocument(settings: Settings, workspace: Workspace | undefined): string {
+  return stringify({
+    ...publicSettings(settings),
+    ...(workspace === undefined
+      ? {}
+      : { workspace: workspace.path, base: workspace.base, branch: workspace.branch }),
+  });
+}
+
+/** One YAML document per workspace, each starting with `---`. */
+export function workspacesDocument(workspaces: readonly Workspace[]): string {
+  return workspaces
+    .map((w) => `---\n${stringify({ path: w.path, base: w.base, branch: w.branch })}`)
+    .join("");
+}
+
+export interface MetadataServer {
+  /** `http://127.0.0.1:<port>`, for WARDEN_METADATA_URL. */
+  readonly url: string;
+  /** The workspace is cloned and on the task branch: /readyz turns 200. */
+  setReady(workspace: { path: string; base: string }): void;
+  close(): Promise<void>;
+}
+
+function send(
+  request: IncomingMessage,
+  response: ServerResponse,
+  status: number,
+  type: "text/plain" | "application/yaml",
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  const bytes = Buffer.from(body);
+  response.writeHead(status, {
+    "content-type": `${type}; charset=utf-8`,
+    "content-length": String(bytes.length),
+    "cache-control": "no-store",
+    ...headers,
+  });
+  response.end(request.method === "HEAD" ? undefined : bytes);
+}
+
+/** Starts the server on 127.0.0.1 at `port` (0 = any free port). */
+export async function startMetadataServer(options: {
+  settings: Settings;
+  port: number;
+}): Promise<MetadataServer> {
+  let workspace: Workspace | undefined;
+  const server = createServer((request, response) => {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      send(request, response, 405, "text/plain", "only GET and HEAD\n", { allow: "GET, HEAD" });
+      return;
+    }
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    switch (path) {
+      case METADATA_PATHS.health:
+        send(request, response, 200, "text/plain", "ok\n");
+        return;
+      case METADATA_PATHS.ready:
+        if (workspace === undefined) send(request, response, 503, "text/plain", "not ready\n");
+        else send(request, response, 200, "text/plain", "ready\n");
+        return;
+      case METADATA_PATHS.task:
+        send(request, response, 200, "application/yaml", taskDocument(options.settings, workspace));
+        return;
+      case METADATA_PATHS.workspaces:
+        if (workspace === undefined) send(request, response, 503, "text/plain", "not ready\n");
+        else send(request, response, 200, "application/yaml", workspacesDocument([workspace]));
+        return;
+      default:
+        send(request, response, 404, "text/plain", "not found\n");
+    }
+  });
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = HEADERS_TIMEOUT_MS;
+  server.listen(options.port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setReady: (ready) => {
+      workspace = { path: ready.path, base: ready.base, branch: TASK_BRANCH_SHORT };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}

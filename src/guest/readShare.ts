@@ -1,0 +1,103 @@
+// The task share, read and checked before anything runs. The host checked it too, but the
+// runner refuses anything it would not itself have written: the two ends may be different builds.
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  BadShareError,
+  LIMITS,
+  SHARE_FILES,
+  cleanLine,
+  parseSettings,
+  type Settings,
+} from "../protocol/index.js";
+
+export interface Share {
+  readonly settings: Settings;
+  readonly prompt: string;
+  /** The absolute path of input.bundle. */
+  readonly inputBundle: string;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "it is missing";
+  if (code === "EACCES") return "it cannot be read";
+  return cleanLine(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Reads at most `max` + 1 bytes of a regular file, so that an oversized file is seen as such
+ * without ever being read whole.
+ */
+async function readBounded(dir: string, name: string, max: number): Promise<Buffer> {
+  const path = join(dir, name);
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw new BadShareError(`cannot open ${name} in the task share: ${describe(error)}`, {
+      hint: `the host must put ${name} into the share it mounts at ${dir}`,
+    });
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new BadShareError(`${name} in the task share is not a regular file`);
+    const buffer = Buffer.alloc(Math.min(stat.size, max) + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > max) {
+      throw new BadShareError(`${name} in the task share is over its limit of ${max} bytes`);
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function checkBundlePresent(dir: string): Promise<string> {
+  const path = join(dir, SHARE_FILES.input);
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw new BadShareError(
+      `cannot open ${SHARE_FILES.input} in the task share: ${describe(error)}`,
+      { hint: "the host must put the git bundle of the start commit into the share" },
+    );
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.size === 0) {
+      throw new BadShareError(`${SHARE_FILES.input} in the task share is empty or not a file`);
+    }
+  } finally {
+    await handle.close();
+  }
+  return path;
+}
+
+/** Reads task.json, prompt.md and checks input.bundle. Throws BadShareError, BadSettingsError. */
+export async function readShare(dir: string): Promise<Share> {
+  const settings = parseSettings(
+    await readBounded(dir, SHARE_FILES.settings, LIMITS.settingsBytes),
+  );
+  const promptBytes = await readBounded(dir, SHARE_FILES.prompt, LIMITS.promptBytes);
+  if (promptBytes.length === 0) {
+    throw new BadShareError(`${SHARE_FILES.prompt} in the task share is empty`, {
+      hint: "a task needs a prompt that says what to do",
+    });
+  }
+  let prompt: string;
+  try {
+    prompt = utf8.decode(promptBytes);
+  } catch {
+    throw new BadShareError(`${SHARE_FILES.prompt} in the task share is not UTF-8`);
+  }
+  return { settings, prompt, inputBundle: await checkBundlePresent(dir) };
+}

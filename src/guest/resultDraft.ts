@@ -1,0 +1,63 @@
+// The result as the runner builds it step by step, and the one it may send: every text a clean
+// line within its limit, and the whole within what the host reads.
+import {
+  LIMITS,
+  WardenError,
+  cleanLine,
+  cutText,
+  resultSchema,
+  type Result,
+} from "../protocol/index.js";
+
+/** A Result being filled in; `error` is set by the first failure only. */
+export type ResultDraft = { -readonly [K in keyof Result]: Result[K] } & { warnings: string[] };
+
+export function newDraft(): ResultDraft {
+  return { agent: "unknown", timedOut: false, leftovers: false, truncated: [], warnings: [] };
+}
+
+/** A failure in the words the result carries: the message, and the hint when there is one. */
+export function errorText(error: unknown): string {
+  if (error instanceof WardenError) {
+    return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
+  }
+  return `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** Records a failure: the first becomes the error, any later one a warning. Returns its text. */
+export function recordFailure(draft: ResultDraft, error: unknown): string {
+  const text = errorText(error);
+  if (draft.error === undefined) draft.error = text;
+  else draft.warnings.push(text);
+  return text;
+}
+
+/**
+ * The draft as result.json may carry it. A result that is still over LIMITS.resultBytes loses
+ * its agentResult, the one part that is not the runner's own; one that fails the schema (a bug
+ * in the runner) is replaced by a bare result that says so, so the host still gets one.
+ */
+export function finalResult(draft: ResultDraft): Result {
+  const text = (line: string): string => cutText(cleanLine(line), LIMITS.resultTextBytes).text;
+  let warnings = draft.warnings.map(text);
+  if (warnings.length > LIMITS.resultWarnings) {
+    const dropped = warnings.length - LIMITS.resultWarnings + 1;
+    warnings = [...warnings.slice(0, LIMITS.resultWarnings - 1), `and ${dropped} more warnings`];
+  }
+  const result: Result = {
+    ...draft,
+    warnings,
+    ...(draft.error === undefined ? {} : { error: text(draft.error) }),
+  };
+  if (Buffer.byteLength(JSON.stringify(result)) >= LIMITS.resultBytes) delete result.agentResult;
+  const checked = resultSchema.safeParse(result);
+  if (checked.success) return checked.data;
+  return {
+    agent: text(draft.agent),
+    timedOut: draft.timedOut,
+    leftovers: draft.leftovers,
+    truncated: [],
+    warnings: [],
+    error: text(`the runner made a result it may not send: ${checked.error.message}`),
+  };
+}

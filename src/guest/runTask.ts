@@ -1,0 +1,175 @@
+// One task, start to end, as DESIGN.md "The runner" orders it: share, metadata server,
+// workspace, agent, git again, archive. A failing step becomes the result's error, the steps
+// that can still run do, and the archive is written with whatever was made.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative } from "node:path";
+import type { Writable } from "node:stream";
+import { RESULT_FILES, writeResults, type Result, type ResultsFile } from "../protocol/index.js";
+import { DEFAULT_PATH } from "./agentEnvironment.js";
+import { runAgentStep } from "./agentStep.js";
+import { startDeadline } from "./deadline.js";
+import { startEgressForwarding, type EgressForwarding } from "./egressForwarding.js";
+import { GitDeadlineError, StoppedError, UsageError } from "./errors.js";
+import { finishGit, type FinishReport } from "./finishGit.js";
+import { GIT_STEP_DEADLINE_MS, gitEnvironment, identityOf } from "./gitSteps.js";
+import { startMetadataServer, type MetadataServer } from "./metadataServer.js";
+import type { GuestOptions } from "./options.js";
+import { prepareWorkspace, type PreparedWorkspace } from "./prepareWorkspace.js";
+import { readShare, type Share } from "./readShare.js";
+import { finalResult, newDraft, recordFailure } from "./resultDraft.js";
+
+export interface RunTaskOptions extends GuestOptions {
+  /** Where the results archive goes: the runner's stdout. */
+  readonly out: Writable;
+  /** One plain line of progress (the runner's stderr). */
+  readonly progress: (line: string) => void;
+  /** Aborts when the runner is told to stop; its reason, an Error, becomes the result's error. */
+  readonly stop?: AbortSignal;
+  /** The runner's own environment, which the agent's is built from. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** For tests: each git step's deadline. */
+  readonly gitDeadlineMs?: number;
+}
+
+export interface TaskOutcome {
+  readonly result: Result;
+  /** 0 when every step ran, 1 when one failed. */
+  readonly exitCode: 0 | 1;
+}
+
+function isInside(child: string, parent: string): boolean {
+  const path = relative(parent, child);
+  return path === "" || (!path.startsWith("..") && !isAbsolute(path));
+}
+
+/**
+ * Runs one task and writes the archive to `options.out`. Rejects only for a usage error (before
+ * anything ran) or when the archive itself cannot be written.
+ */
+export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
+  const stop = options.stop ?? new AbortController().signal;
+  const env = options.env ?? process.env;
+  const { progress, workspace } = options;
+  const ownScratch = options.scratch === undefined;
+  const scratch = options.scratch ?? (await mkdtemp(join(tmpdir(), "warden-guest-")));
+  if (isInside(scratch, workspace)) {
+    throw new UsageError("the scratch directory must not be inside the workspace", {
+      hint: "give --scratch a directory outside --workspace",
+    });
+  }
+  await mkdir(scratch, { recursive: true, mode: 0o700 });
+
+  const draft = newDraft();
+  const files: ResultsFile[] = [];
+  const fail = (error: unknown): void => {
+    progress(`error: ${recordFailure(draft, error)}`);
+  };
+  const gitDeadlineMs = options.gitDeadlineMs ?? GIT_STEP_DEADLINE_MS;
+  const gitEnv = gitEnvironment(env.PATH ?? DEFAULT_PATH, join(scratch, "git-home"));
+  const deadline = (what: string, signal: AbortSignal) =>
+    startDeadline(
+      gitDeadlineMs,
+      signal,
+      () => new GitDeadlineError(`git did not ${what} within ${gitDeadlineMs / 60_000} minutes`),
+    );
+
+  let server: MetadataServer | undefined;
+  let egress: EgressForwarding | undefined;
+  try {
+    // Steps 1 to 3: without the share, a server or a workspace there is nothing more to do.
+    let prepared: PreparedWorkspace;
+    let share: Share;
+    try {
+      share = await readShare(options.share);
+      draft.agent = share.settings.agent;
+      server = await startMetadataServer({ settings: share.settings, port: options.metadataPort });
+      progress(`metadata server at ${server.url}`);
+      const prepareDeadline = deadline("prepare the workspace", stop);
+      try {
+        prepared = await prepareWorkspace({
+          bundle: share.inputBundle,
+          identity: identityOf(share.settings),
+          git: { workspace, env: gitEnv, signal: prepareDeadline.signal },
+          progress,
+        });
+      } finally {
+        prepareDeadline.clear();
+      }
+      draft.base = prepared.base;
+      egress = await startEgressForwarding(options.sockets, options.egressPorts);
+      server.setReady({ path: workspace, base: prepared.base });
+      progress(`workspace ready at ${prepared.base}`);
+    } catch (error) {
+      fail(error);
+      return await send(options.out, files, finalResult(draft));
+    }
+
+    // Step 4: whatever becomes of the agent, step 5 still runs, so its commits are sent.
+    let stopped = stop.aborted;
+    if (stopped) {
+      progress("told to stop before the agent started: it does not run");
+    } else {
+      try {
+        ({ stopped } = await runAgentStep(
+          {
+            ...options,
+            share,
+            scratch,
+            metadataUrl: server.url,
+            egressEnv: egress.env,
+            env,
+            stop,
+          },
+          draft,
+          files,
+        ));
+      } catch (error) {
+        fail(error);
+      }
+    }
+    if (stopped) {
+      fail(stop.reason instanceof Error ? stop.reason : new StoppedError("the runner was stopped"));
+    }
+
+    // Step 5 ignores the stop signal: it is what sends the agent's work, and has its deadline.
+    const report: FinishReport = { leftovers: false, warnings: draft.warnings };
+    const finishDeadline = deadline("finish", new AbortController().signal);
+    try {
+      await finishGit(
+        {
+          git: { workspace, env: gitEnv, signal: finishDeadline.signal },
+          base: prepared.base,
+          config: prepared.config,
+          scratch,
+          progress,
+        },
+        report,
+      );
+    } catch (error) {
+      fail(error);
+    } finally {
+      finishDeadline.clear();
+    }
+    if (report.head !== undefined) draft.head = report.head;
+    draft.leftovers = report.leftovers;
+    if (report.bundle !== undefined)
+      files.push({ name: RESULT_FILES.changes, path: report.bundle });
+
+    return await send(options.out, files, finalResult(draft));
+  } finally {
+    await egress?.close();
+    await server?.close();
+    if (ownScratch) await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Step 6: the archive, result.json last. */
+async function send(
+  out: Writable,
+  files: readonly ResultsFile[],
+  result: Result,
+): Promise<TaskOutcome> {
+  await writeResults(out, files, result);
+  return { result, exitCode: result.error === undefined ? 0 : 1 };
+}

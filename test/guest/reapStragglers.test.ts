@@ -1,0 +1,81 @@
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import { test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ProcessTable } from "../../src/guest/processTable.js";
+import { reapStragglers } from "../../src/guest/reapStragglers.js";
+
+const table = new ProcessTable();
+
+function sleeper(env: Record<string, string>, ignoreTerm = false): number {
+  const script = ignoreTerm ? "trap '' TERM; while :; do sleep 0.05; done" : "exec sleep 1000";
+  const child = spawn("sh", ["-c", script], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    detached: true,
+    stdio: "ignore",
+  });
+  child.unref();
+  if (child.pid === undefined) throw new Error("could not start a sleeper");
+  return child.pid;
+}
+
+async function waitForEnv(pid: number, entry: string): Promise<void> {
+  for (let i = 0; i < 200 && table.hasEnvEntry(pid, entry) !== true; i++) await sleep(10);
+}
+
+test("a detached process with the run's marker is stopped, one without it is left alone", async (t) => {
+  const marker = `WARDEN_GUEST_RUN=test-${process.pid}-${Date.now()}`;
+  const [name, value] = marker.split("=") as [string, string];
+  const marked = sleeper({ [name]: value });
+  const other = sleeper({ [name]: `${value}-not-this-run` });
+  t.after(() => {
+    for (const pid of [marked, other]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+  await waitForEnv(marked, marker);
+  const reaped = await reapStragglers({
+    scope: { kind: "agent", pgid: undefined, marker },
+    graceMs: 2_000,
+  });
+  assert.deepEqual(
+    reaped.stopped.map((entry) => entry.pid),
+    [marked],
+  );
+  assert.deepEqual(reaped.unreachable, []);
+  assert.equal(table.alive(marked), false);
+  assert.equal(table.alive(other), true, "a process without the marker still runs");
+});
+
+test("a process that ignores SIGTERM gets SIGKILL after the grace", async (t) => {
+  const marker = `WARDEN_GUEST_RUN=stubborn-${process.pid}-${Date.now()}`;
+  const [name, value] = marker.split("=") as [string, string];
+  const stubborn = sleeper({ [name]: value }, true);
+  t.after(() => {
+    try {
+      process.kill(stubborn, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  });
+  await waitForEnv(stubborn, marker);
+  await sleep(100); // Let the shell install its trap.
+  const started = Date.now();
+  const reaped = await reapStragglers({
+    scope: { kind: "agent", pgid: stubborn, marker },
+    graceMs: 300,
+  });
+  assert.ok(Date.now() - started >= 300, "the grace was waited out");
+  assert.ok(reaped.stopped.some((entry) => entry.pid === stubborn));
+  assert.equal(table.alive(stubborn), false);
+});
+
+test("the runner never counts itself or its ancestors", () => {
+  const lineage = table.lineage(process.pid);
+  assert.ok(lineage.has(process.pid));
+  assert.ok(lineage.has(process.ppid));
+});
