@@ -5,6 +5,13 @@ import { commandAgent } from "./command.js";
 
 export type { AgentAdapter, AgentLaunch, AgentTask } from "./adapter.js";
 export { commandAgent } from "./command.js";
+export {
+  AGENT_EVENT_LIMITS,
+  type AgentEvent,
+  type AgentEventType,
+  type AgentStop,
+  type StreamReader,
+} from "./agentEvent.js";
 
 /** Every agent the settings may name has its adapter here; the type keeps the two in step. */
 const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = { command: commandAgent };

@@ -1,0 +1,75 @@
+// warden's own events for what an agent does, whichever agent it is. Adapters read their
+// agent's stream into these; the task's events record them; `watch` and `show` print them.
+// Every text in them came from the sandbox: bounded here, cleaned before it is shown.
+
+/** Why a bound ended the agent's run, when one did. */
+export type AgentStop = "turns" | "budget";
+
+export type AgentEvent =
+  /** The agent's session began: its id (for resuming) and the model it says it uses. */
+  | { readonly type: "session"; readonly sessionId?: string; readonly model?: string }
+  | { readonly type: "turn_started"; readonly turn: number }
+  | { readonly type: "turn_ended"; readonly turn: number }
+  /** Text the assistant wrote, cut to AGENT_EVENT_LIMITS.textBytes. */
+  | { readonly type: "assistant_text"; readonly text: string; readonly cut: boolean }
+  /** A tool call: its name and a short one-line summary of its input. */
+  | {
+      readonly type: "tool_use";
+      readonly id?: string;
+      readonly name: string;
+      readonly summary: string;
+    }
+  | {
+      readonly type: "tool_result";
+      readonly id?: string;
+      readonly ok: boolean;
+      readonly summary?: string;
+    }
+  /** Usage so far in this run (totals, not deltas). */
+  | {
+      readonly type: "usage";
+      readonly inputTokens: number;
+      readonly outputTokens: number;
+      readonly costUSD?: number;
+    }
+  /** The agent retried a failed API call. */
+  | {
+      readonly type: "retry";
+      readonly attempt: number;
+      readonly status?: number;
+      readonly message?: string;
+    }
+  | { readonly type: "permission_denied"; readonly tool: string; readonly summary?: string }
+  /** The agent's own account of how its run ended. */
+  | {
+      readonly type: "result";
+      readonly ok: boolean;
+      readonly stoppedBy?: AgentStop;
+      readonly turns?: number;
+      readonly costUSD?: number;
+      /** The final answer, or the error, cut. */
+      readonly message?: string;
+    };
+
+export type AgentEventType = AgentEvent["type"];
+
+/** The bounds on what one event may carry. */
+export const AGENT_EVENT_LIMITS = {
+  /** Assistant text in one event: enough to follow along, not a transcript (that is kept whole). */
+  textBytes: 4 * 1024,
+  /** A tool input or result summary: one line on a terminal. */
+  summaryBytes: 200,
+  /** A line of an agent's stream longer than this is not parsed: it is skipped and counted. */
+  lineBytes: 16 * 1024 * 1024,
+} as const;
+
+/**
+ * Reads one run of an agent's stdout, a line at a time, into events. Stateful and pure: no I/O,
+ * so a captured stream and a live one read the same. Never throws on hostile input: a line it
+ * cannot read yields nothing.
+ */
+export interface StreamReader {
+  line(text: string): AgentEvent[];
+  /** The stream ended: whatever the reader held back. */
+  end(): AgentEvent[];
+}
