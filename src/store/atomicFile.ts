@@ -1,0 +1,64 @@
+// Whole-file writes that a crash can never leave half done: write a temporary file in the same
+// directory, fsync it, rename it over the target, fsync the directory. A reader sees the old
+// bytes or the new ones, never a mixture, and after the directory fsync the new name survives
+// a power cut.
+import { open, readFile, rename } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { StoreCorruptError } from "./errors.js";
+
+/** Points where a test can stop a write, to show what a crash there leaves behind. */
+export interface StoreHooks {
+  /** Called (synchronously) after the temporary file is durable and before it is renamed. */
+  beforeRename?: (target: string) => void;
+}
+
+export const FILE_MODE = 0o600;
+
+/** fsync on a directory, so that a rename or create inside it is durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces `path` with `bytes` atomically. The temporary name is fixed (`<name>.tmp`), which is
+ * safe because every file the store replaces has one writer at a time under a lock; a temporary
+ * file left by a writer that died is simply overwritten by the next one.
+ */
+export async function writeFileAtomic(
+  path: string,
+  bytes: string | Uint8Array,
+  hooks: StoreHooks = {},
+): Promise<void> {
+  const temp = `${dirname(path)}/.${basename(path)}.tmp`;
+  const handle = await open(temp, "w", FILE_MODE);
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  hooks.beforeRename?.(path);
+  await rename(temp, path);
+  await syncDir(dirname(path));
+}
+
+/** Reads and parses a JSON file the store wrote; undefined when it does not exist. */
+export async function readJsonFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new StoreCorruptError(path, "not JSON", error);
+  }
+}

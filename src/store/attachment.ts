@@ -1,0 +1,222 @@
+// An Attachment is the one executor of a task: it holds attach.lock, appends events, takes and
+// answers messages, and writes terminal.json as its last act. Everything else only reads.
+import { existsSync, mkdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { HeldLock } from "./attachLock.js";
+import { writeFileAtomic } from "./atomicFile.js";
+import type { StoreContext } from "./context.js";
+import { taskEnvironment } from "./envProtocol.js";
+import { AttachmentClosedError, ChildrenRunningError } from "./errors.js";
+import { EventLog, STORE_EVENTS } from "./eventLog.js";
+import {
+  deliverMessage,
+  requeueInFlight,
+  takePending,
+  withInboxLock,
+  type InboxMessage,
+} from "./inbox.js";
+import { STORE_TIMING } from "./limits.js";
+import { readCancelSync } from "./readTask.js";
+import type { TaskSpec } from "./spec.js";
+import { runningChildren } from "./state.js";
+import type { TaskPaths } from "./taskDir.js";
+import { buildTerminal, type TerminalInput } from "./buildTerminal.js";
+import type { TerminalRecord } from "./terminalRecord.js";
+
+export interface FinishOptions {
+  /**
+   * How long to wait for running children to record their end before refusing with
+   * CHILDREN_RUNNING (default 30 s). A parent never records its end before its attached children.
+   */
+  childWaitMs?: number;
+}
+
+/** How often a finishing parent looks at its running children again. */
+const CHILD_POLL_MS = 50;
+
+/** Whether an attachment runs the task, or only records an end it did not run to. */
+export type AttachMode = "run" | "record";
+
+export class Attachment {
+  readonly id: string;
+  /** The immutable spec, prompt included. */
+  readonly spec: TaskSpec;
+  /** Where the executor puts the verified results, proxy.log and the cleaned guest log. */
+  readonly resultsDir: string;
+  /** 1 on the first run, 2 after one interruption, and so on. */
+  readonly attempt: number;
+  readonly #ctx: StoreContext;
+  readonly #paths: TaskPaths;
+  readonly #lock: HeldLock;
+  readonly #log: EventLog;
+  #closed = false;
+  /** One finish at a time: a second call while the first waits for children is refused. */
+  #finishing = false;
+
+  private constructor(
+    ctx: StoreContext,
+    paths: TaskPaths,
+    spec: TaskSpec,
+    lock: HeldLock,
+    log: EventLog,
+    attempt: number,
+  ) {
+    this.#ctx = ctx;
+    this.#paths = paths;
+    this.id = paths.id;
+    this.spec = spec;
+    this.#lock = lock;
+    this.#log = log;
+    this.attempt = attempt;
+    this.resultsDir = paths.results;
+  }
+
+  /**
+   * Begins holding a task whose lock the caller has just taken. To run it: records the holder,
+   * puts messages a dead executor took back to pending, and appends an `attached` event.
+   */
+  static async begin(
+    ctx: StoreContext,
+    paths: TaskPaths,
+    spec: TaskSpec,
+    lock: HeldLock,
+    mode: AttachMode,
+  ): Promise<Attachment> {
+    const attempt = lock.holder?.attempt ?? 0;
+    const log = EventLog.open(paths.events);
+    try {
+      if (mode === "run") {
+        const now = ctx.now();
+        mkdirSync(paths.results, { recursive: true, mode: 0o700 });
+        await requeueInFlight(paths, ctx.hooks);
+        log.appendStoreEvent(
+          STORE_EVENTS.attached,
+          { attempt, pid: process.pid, host: ctx.host },
+          now,
+        );
+      }
+    } catch (error) {
+      log.close();
+      throw error;
+    }
+    return new Attachment(ctx, paths, spec, lock, log, attempt);
+  }
+
+  /** The deadline, ms since the epoch. The executor must end the task by then. */
+  get deadline(): number {
+    return this.spec.deadline;
+  }
+
+  deadlinePassed(): boolean {
+    return this.#ctx.now() >= this.spec.deadline;
+  }
+
+  /** The seq of the last event written. */
+  get lastSeq(): number {
+    return this.#log.lastSeq;
+  }
+
+  /**
+   * Appends `{"seq","at","type",...data}` to events.jsonl and returns its seq, or undefined when
+   * the file reached 32 MiB and the event was dropped (one `log_full` notice says so).
+   */
+  appendEvent(type: string, data: Record<string, unknown> = {}): number | undefined {
+    this.#open();
+    return this.#log.append(type, data, this.#ctx.now());
+  }
+
+  /** Takes every pending message (now in_flight), oldest first. */
+  async takeMessages(): Promise<InboxMessage[]> {
+    this.#open();
+    return takePending(this.#paths, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /** Marks a taken message delivered, with a reply that is cut to 4 KiB. */
+  async deliver(n: number, reply?: string): Promise<InboxMessage> {
+    this.#open();
+    return deliverMessage(this.#paths, n, reply, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /** Whether someone asked to cancel the task: the `cancel` file exists. */
+  cancelRequested(): boolean {
+    return existsSync(this.#paths.cancel);
+  }
+
+  /** The environment protocol's variables for a command this task runs. */
+  env(where: { metadataUrl?: string } = {}): Record<string, string> {
+    return taskEnvironment(this.spec, { dataDir: this.#ctx.dataDir, ...where });
+  }
+
+  /**
+   * Records how the task ended and releases the lock: appends a `finished` event, then writes
+   * terminal.json atomically, under inbox.lock so that no message slips in after the end. Waits
+   * (bounded) for running children first, since a parent never ends before them.
+   */
+  async finish(input: TerminalInput, options: FinishOptions = {}): Promise<TerminalRecord> {
+    this.#open();
+    const facts = { at: 0, lastSeq: 0, attempts: this.attempt, cancel: undefined };
+    buildTerminal(input, facts); // Refuses bad input before anything is written.
+    if (this.#finishing) throw new AttachmentClosedError(this.id);
+    this.#finishing = true;
+    try {
+      return await this.#finish(input, options);
+    } finally {
+      this.#finishing = false;
+    }
+  }
+
+  async #finish(input: TerminalInput, options: FinishOptions): Promise<TerminalRecord> {
+    const giveUpAt = this.#ctx.now() + (options.childWaitMs ?? STORE_TIMING.childFinishWaitMs);
+    for (;;) {
+      const running = this.#runningChildren();
+      if (running.length === 0) {
+        const record = await withInboxLock(this.#paths, async () => {
+          if (this.#runningChildren().length > 0) return undefined;
+          const at = this.#ctx.now();
+          const finished: Record<string, unknown> = { state: input.state };
+          if (input.stoppedBy !== undefined) finished.stoppedBy = input.stoppedBy;
+          this.#log.appendStoreEvent(STORE_EVENTS.finished, finished, at);
+          const built = buildTerminal(input, {
+            at,
+            lastSeq: this.#log.lastSeq,
+            attempts: this.attempt,
+            cancel: readCancelSync(this.#paths),
+          });
+          await writeFileAtomic(
+            this.#paths.terminal,
+            JSON.stringify(built) + "\n",
+            this.#ctx.hooks,
+          );
+          return built;
+        });
+        if (record !== undefined) {
+          this.release();
+          return record;
+        }
+      } else if (this.#ctx.now() >= giveUpAt) {
+        throw new ChildrenRunningError(this.id, running);
+      }
+      await sleep(CHILD_POLL_MS);
+    }
+  }
+
+  /** Lets go of the task without recording an end: it reads `interrupted` until attached again. */
+  release(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#log.close();
+    this.#lock.release();
+  }
+
+  get released(): boolean {
+    return this.#closed;
+  }
+
+  #open(): void {
+    if (this.#closed) throw new AttachmentClosedError(this.id);
+  }
+
+  #runningChildren(): string[] {
+    return runningChildren(this.#ctx, this.#paths);
+  }
+}

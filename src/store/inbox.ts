@@ -1,0 +1,180 @@
+// The inbox: inbox.json, replaced atomically by anyone holding inbox.lock. A message goes
+// pending → in_flight (the executor took it) → delivered (with a reply cut to 4 KiB). A task
+// takes at most 16 messages over its life, and none once it has finished or is being cancelled.
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { cutText, TASK_ID } from "../protocol/index.js";
+import { acquireLock } from "./attachLock.js";
+import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
+import {
+  LockBusyError,
+  InboxFullError,
+  MessageEmptyError,
+  MessageNotTextError,
+  MessageStateError,
+  MessageTooBigError,
+  StoreCorruptError,
+  TaskCancellingError,
+  TaskFinishedError,
+} from "./errors.js";
+import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+import { LONE_SURROGATE } from "./spec.js";
+import type { TaskPaths } from "./taskDir.js";
+import { readTerminal } from "./readTask.js";
+
+export const MESSAGE_STATES = ["pending", "in_flight", "delivered"] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+const messageSchema = z
+  .object({
+    /** 1 to 16, in the order the messages arrived. */
+    n: z.number().int().min(1).max(STORE_LIMITS.inboxMessages),
+    /** The sending task, or null from outside any task. */
+    from: z.string().regex(TASK_ID).nullable(),
+    at: z.number().int(),
+    body: z.string(),
+    state: z.enum(MESSAGE_STATES),
+    takenAt: z.number().int().optional(),
+    deliveredAt: z.number().int().optional(),
+    reply: z.string().optional(),
+    replyCut: z.boolean().optional(),
+  })
+  .strict();
+
+export type InboxMessage = z.infer<typeof messageSchema>;
+
+const inboxSchema = z
+  .object({ messages: z.array(messageSchema).max(STORE_LIMITS.inboxMessages) })
+  .strict();
+
+/** Reads inbox.json without a lock: it is only ever replaced whole. */
+export async function readInbox(paths: TaskPaths): Promise<InboxMessage[]> {
+  const value = await readJsonFile(paths.inbox);
+  if (value === undefined) return [];
+  const parsed = inboxSchema.safeParse(value);
+  if (!parsed.success) throw new StoreCorruptError(paths.inbox, "not an inbox");
+  return parsed.data.messages;
+}
+
+/** Runs `fn` holding inbox.lock; a lock that stays taken for 10 s is an error, not a hang. */
+export async function withInboxLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(paths.inboxLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
+  if (lock === undefined) throw new LockBusyError(paths.inboxLock);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/** Checks a message body before any lock is taken. */
+export function checkBody(body: string): void {
+  if (LONE_SURROGATE.test(body)) throw new MessageNotTextError();
+  const bytes = Buffer.byteLength(body);
+  if (bytes < STORE_LIMITS.messageMinBytes) throw new MessageEmptyError();
+  if (bytes > STORE_LIMITS.messageMaxBytes) {
+    throw new MessageTooBigError(bytes, STORE_LIMITS.messageMaxBytes);
+  }
+}
+
+async function writeInbox(
+  paths: TaskPaths,
+  messages: InboxMessage[],
+  hooks: StoreHooks,
+): Promise<void> {
+  await writeFileAtomic(paths.inbox, JSON.stringify({ messages }) + "\n", hooks);
+}
+
+/** Adds a message, refusing it once the task finished, is being cancelled, or had its 16. */
+export async function appendMessage(
+  paths: TaskPaths,
+  body: string,
+  from: string | null,
+  at: number,
+  hooks: StoreHooks,
+): Promise<InboxMessage> {
+  checkBody(body);
+  return withInboxLock(paths, async () => {
+    // Under the lock: finish() writes terminal.json holding it, so a message is either in
+    // before the end or refused.
+    const terminal = await readTerminal(paths);
+    if (terminal !== undefined) {
+      throw new TaskFinishedError(paths.id, terminal, "it takes no more messages");
+    }
+    if (existsSync(paths.cancel)) {
+      throw new TaskCancellingError(paths.id, "it takes no more messages");
+    }
+    const messages = await readInbox(paths);
+    if (messages.length >= STORE_LIMITS.inboxMessages) {
+      throw new InboxFullError(paths.id, STORE_LIMITS.inboxMessages);
+    }
+    const message: InboxMessage = { n: messages.length + 1, from, at, body, state: "pending" };
+    await writeInbox(paths, [...messages, message], hooks);
+    return message;
+  });
+}
+
+/** Moves every pending message to in_flight and returns them, oldest first. */
+export async function takePending(
+  paths: TaskPaths,
+  at: number,
+  hooks: StoreHooks,
+): Promise<InboxMessage[]> {
+  return withInboxLock(paths, async () => {
+    const messages = await readInbox(paths);
+    const taken = messages.filter((m) => m.state === "pending");
+    if (taken.length === 0) return [];
+    for (const m of taken) {
+      m.state = "in_flight";
+      m.takenAt = at;
+    }
+    await writeInbox(paths, messages, hooks);
+    return taken;
+  });
+}
+
+/** Marks an in_flight message delivered, with the executor's reply cut to 4 KiB. */
+export async function deliverMessage(
+  paths: TaskPaths,
+  n: number,
+  reply: string | undefined,
+  at: number,
+  hooks: StoreHooks,
+): Promise<InboxMessage> {
+  return withInboxLock(paths, async () => {
+    const messages = await readInbox(paths);
+    const message = messages.find((m) => m.n === n);
+    if (message === undefined) throw new MessageStateError(paths.id, n, "does not exist");
+    if (message.state !== "in_flight") {
+      throw new MessageStateError(paths.id, n, `is ${message.state}, not in_flight`);
+    }
+    message.state = "delivered";
+    message.deliveredAt = at;
+    if (reply !== undefined) {
+      const { text, cut } = cutText(reply, STORE_LIMITS.summaryBytes);
+      message.reply = text;
+      message.replyCut = cut;
+    }
+    await writeInbox(paths, messages, hooks);
+    return message;
+  });
+}
+
+/**
+ * Puts messages a dead executor took but never delivered back to pending, so the next attach
+ * gets them again: delivery is at least once across crashes, exactly once otherwise.
+ */
+export async function requeueInFlight(paths: TaskPaths, hooks: StoreHooks): Promise<number> {
+  if (!existsSync(paths.inbox)) return 0;
+  return withInboxLock(paths, async () => {
+    const messages = await readInbox(paths);
+    const stuck = messages.filter((m) => m.state === "in_flight");
+    if (stuck.length === 0) return 0;
+    for (const m of stuck) {
+      m.state = "pending";
+      delete m.takenAt;
+    }
+    await writeInbox(paths, messages, hooks);
+    return stuck.length;
+  });
+}

@@ -1,0 +1,32 @@
+// warden/store: the durable task store. A task is a directory; execution belongs to whoever
+// holds its attach.lock; every other verb works on the files. See tasks.ts for each verb.
+export { Tasks, type OpenOptions, type SendOptions, type CancelOptions } from "./tasks.js";
+export { Attachment, type FinishOptions } from "./attachment.js";
+export type { CreateOptions } from "./createTask.js";
+export type { CancelOutcome } from "./cancelTask.js";
+export type { WaitOptions, WaitOutcome } from "./waitTask.js";
+export type { WatchOptions } from "./watchEvents.js";
+export type { RemoveOptions, GcOptions, GcOutcome } from "./removeTask.js";
+export type { TaskSummary, TaskDetails, ListFilter } from "./summary.js";
+export { TASK_STATES, type TaskState } from "./state.js";
+export {
+  TERMINAL_STATES,
+  STOPPED_BY,
+  type TerminalState,
+  type StoppedBy,
+  type TerminalRecord,
+  type CancelRequest,
+} from "./terminalRecord.js";
+export type { TerminalInput } from "./buildTerminal.js";
+export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
+export { STORE_EVENTS, type TaskEvent } from "./eventLog.js";
+export { taskSpecInputSchema, type TaskSpecInput, type TaskSpec, type StoredSpec } from "./spec.js";
+export type { DeadlineInput } from "./deadline.js";
+export { parseDuration } from "./deadline.js";
+export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";
+export { resolveDataDir, type DataDirChoice } from "./dataDir.js";
+export type { LockHolder, LockPurpose } from "./lockHolder.js";
+export type { StoreHooks } from "./atomicFile.js";
+export { cancelDecision, waitDecision, type Lineage } from "./policy.js";
+export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+export * from "./errors.js";

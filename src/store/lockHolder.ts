@@ -1,0 +1,37 @@
+// The record a holder of attach.lock writes into it: who holds it and why. Diagnostic only:
+// liveness is the flock(2), never this record or the pid in it.
+import { readFileSync } from "node:fs";
+
+/** Why a holder took the lock: to run the task, to record an end, or to remove it. */
+export type LockPurpose = "run" | "record" | "remove";
+
+/** Who holds the lock, as the holder wrote it: diagnostic only, never used for liveness. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** When this holder took the lock, ms since the epoch. */
+  startedAt: number;
+  /** How many times the task was attached to run, this holder included. */
+  attempt: number;
+  purpose: LockPurpose;
+}
+
+/** The holder's diagnostic record, or undefined when it is absent or half written. */
+export function readHolder(path: string): LockHolder | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder> | null;
+    if (
+      value !== null &&
+      typeof value.pid === "number" &&
+      typeof value.host === "string" &&
+      typeof value.startedAt === "number" &&
+      typeof value.attempt === "number" &&
+      (value.purpose === "run" || value.purpose === "record" || value.purpose === "remove")
+    ) {
+      return value as LockHolder;
+    }
+  } catch {
+    // Absent, or being rewritten by a new holder at this moment: the record is only diagnostic.
+  }
+  return undefined;
+}

@@ -1,0 +1,122 @@
+// Reading a task's files without any lock: each is written once, or replaced atomically, or
+// (events.jsonl) appended in whole lines, so a reader never needs to exclude a writer.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { readJsonFile } from "./atomicFile.js";
+import { StoreCorruptError, TaskNotFoundError } from "./errors.js";
+import { storedSpecSchema, type StoredSpec, type TaskSpec } from "./spec.js";
+import type { TaskPaths } from "./taskDir.js";
+import { isTaskId } from "./taskId.js";
+import {
+  cancelRequestSchema,
+  terminalRecordSchema,
+  type CancelRequest,
+  type TerminalRecord,
+} from "./terminalRecord.js";
+
+function parseSpec(path: string, text: string): StoredSpec {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new StoreCorruptError(path, "not JSON", error);
+  }
+  const parsed = storedSpecSchema.safeParse(value);
+  if (!parsed.success) throw new StoreCorruptError(path, "not a task spec");
+  return parsed.data;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** spec.json; a missing one means there is no such task (task directories appear whole). */
+export async function readSpec(paths: TaskPaths): Promise<StoredSpec> {
+  let text: string;
+  try {
+    text = await readFile(paths.spec, "utf8");
+  } catch (error) {
+    if (isMissing(error)) throw new TaskNotFoundError(paths.id);
+    throw error;
+  }
+  return parseSpec(paths.spec, text);
+}
+
+/** readSpec without yielding to the event loop, for listing thousands of tasks. */
+export function readSpecSync(paths: TaskPaths): StoredSpec | undefined {
+  let text: string;
+  try {
+    text = readFileSync(paths.spec, "utf8");
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  return parseSpec(paths.spec, text);
+}
+
+/** The spec with its prompt. */
+export async function readFullSpec(paths: TaskPaths): Promise<TaskSpec> {
+  const spec = await readSpec(paths);
+  const prompt = await readFile(paths.prompt, "utf8");
+  return { ...spec, prompt };
+}
+
+function parseTerminal(path: string, value: unknown): TerminalRecord | undefined {
+  if (value === undefined) return undefined;
+  const parsed = terminalRecordSchema.safeParse(value);
+  if (!parsed.success) throw new StoreCorruptError(path, "not a terminal record");
+  return parsed.data;
+}
+
+export async function readTerminal(paths: TaskPaths): Promise<TerminalRecord | undefined> {
+  return parseTerminal(paths.terminal, await readJsonFile(paths.terminal));
+}
+
+export function readTerminalSync(paths: TaskPaths): TerminalRecord | undefined {
+  // Most tasks a list reads are unfinished: a stat is cheaper than a failed open that throws.
+  if (!existsSync(paths.terminal)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(paths.terminal, "utf8");
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new StoreCorruptError(paths.terminal, "not JSON", error);
+  }
+  return parseTerminal(paths.terminal, value);
+}
+
+/** The cancel request, if there is one. The file appears whole (it is linked into place). */
+export function readCancelSync(paths: TaskPaths): CancelRequest | undefined {
+  if (!existsSync(paths.cancel)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(paths.cancel, "utf8");
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  try {
+    return cancelRequestSchema.parse(JSON.parse(text));
+  } catch (error) {
+    throw new StoreCorruptError(paths.cancel, "not a cancel request", error);
+  }
+}
+
+/** The ids of the children a task has had that still exist. */
+export function listChildren(paths: TaskPaths, tasksDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(paths.children);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+  return names.filter((n) => isTaskId(n) && existsSync(`${tasksDir}/${n}`)).sort();
+}

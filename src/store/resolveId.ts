@@ -1,0 +1,36 @@
+// Turning what a user typed into a task id: a whole id, or a unique prefix of at least 4
+// characters. Upper case is accepted (ULIDs are often written so); an ambiguous prefix names
+// its candidates.
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { AmbiguousIdError, BadTaskIdError, TaskNotFoundError } from "./errors.js";
+import { STORE_LIMITS } from "./limits.js";
+import { isIdAlphabet, isTaskId } from "./taskId.js";
+
+const ID_LENGTH = 26;
+
+export async function resolveTaskId(tasksDir: string, ref: string): Promise<string> {
+  const wanted = ref.trim().toLowerCase();
+  if (wanted === "" || !isIdAlphabet(wanted)) {
+    throw new BadTaskIdError(ref, "it has characters no task id has");
+  }
+  if (wanted.length > ID_LENGTH) throw new BadTaskIdError(ref, "it is longer than a task id");
+  if (wanted.length === ID_LENGTH) {
+    if (!isTaskId(wanted)) throw new BadTaskIdError(ref, "it is not a valid ULID");
+    if (!existsSync(join(tasksDir, wanted))) throw new TaskNotFoundError(wanted);
+    return wanted;
+  }
+  if (wanted.length < STORE_LIMITS.minIdPrefix) {
+    throw new BadTaskIdError(ref, `a prefix needs at least ${STORE_LIMITS.minIdPrefix} characters`);
+  }
+  const matches = (await readdir(tasksDir))
+    .filter((name) => name.startsWith(wanted) && isTaskId(name))
+    .sort();
+  const [first, ...rest] = matches;
+  if (first === undefined) throw new TaskNotFoundError(wanted);
+  if (rest.length > 0) {
+    throw new AmbiguousIdError(wanted, matches, STORE_LIMITS.ambiguousCandidates);
+  }
+  return first;
+}

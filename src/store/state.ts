@@ -1,0 +1,51 @@
+// A task's state is derived from its files, never stored twice: terminal.json → its state;
+// else attach.lock held → running; else never attached → created; else → interrupted.
+import { probeLock } from "./attachLock.js";
+import { readHolder, type LockHolder } from "./lockHolder.js";
+import type { StoreContext } from "./context.js";
+import { listChildren, readTerminalSync } from "./readTask.js";
+import type { TaskPaths } from "./taskDir.js";
+import type { TerminalRecord, TerminalState } from "./terminalRecord.js";
+
+export const TASK_STATES = [
+  "created",
+  "running",
+  "interrupted",
+  "succeeded",
+  "failed",
+  "cancelled",
+] as const;
+export type TaskState = "created" | "running" | "interrupted" | TerminalState;
+
+export interface DerivedState {
+  state: TaskState;
+  terminal?: TerminalRecord;
+  /** Who runs it, as the holder wrote it (diagnostic only), when it is running. */
+  holder?: LockHolder;
+}
+
+export function isFinished(state: TaskState): boolean {
+  return state === "succeeded" || state === "failed" || state === "cancelled";
+}
+
+/** The children of a task that an executor runs now. */
+export function runningChildren(ctx: StoreContext, paths: TaskPaths): string[] {
+  return listChildren(paths, ctx.tasksDir).filter(
+    (child) => deriveState(ctx.paths(child)).state === "running",
+  );
+}
+
+/** Derives the state: one read of terminal.json, and for an unfinished task one lock probe. */
+export function deriveState(paths: TaskPaths): DerivedState {
+  const terminal = readTerminalSync(paths);
+  if (terminal !== undefined) return { state: terminal.state, terminal };
+  const probe = probeLock(paths.attachLock);
+  if (probe === "held") {
+    const holder = readHolder(paths.attachLock);
+    return holder === undefined ? { state: "running" } : { state: "running", holder };
+  }
+  // The executor may have written terminal.json and released the lock between the two looks.
+  const late = readTerminalSync(paths);
+  if (late !== undefined) return { state: late.state, terminal: late };
+  return { state: probe === "never_attached" ? "created" : "interrupted" };
+}

@@ -1,0 +1,131 @@
+// What `list` and `get` show of a task: its spec's small fields, its derived state, and its
+// end. `list` reads spec.json (never the prompt), terminal.json when there is one, and probes
+// attach.lock only for unfinished tasks.
+import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import type { LockHolder } from "./lockHolder.js";
+import type { StoreContext } from "./context.js";
+import { readInbox, type MessageState } from "./inbox.js";
+import {
+  listChildren,
+  readCancelSync,
+  readFullSpec,
+  readSpecSync,
+  readTerminalSync,
+} from "./readTask.js";
+import type { StoredSpec, TaskSpec } from "./spec.js";
+import { deriveState, type TaskState } from "./state.js";
+import type { TaskPaths } from "./taskDir.js";
+import { isTaskId } from "./taskId.js";
+import type { CancelRequest, StoppedBy, TerminalRecord } from "./terminalRecord.js";
+
+export interface TaskSummary {
+  id: string;
+  state: TaskState;
+  /** The bound that ended a failed task, when one did. */
+  stoppedBy?: StoppedBy;
+  createdAt: number;
+  /** When the terminal record was written. */
+  finishedAt?: number;
+  deadline: number;
+  parent: string | null;
+  /** The root of the task's tree (itself for a root). */
+  root: string;
+  hop: number;
+  labels: Record<string, string>;
+  repo?: string;
+  /** The prompt's first line, cleaned, cut to 256 bytes. */
+  title: string;
+  /** A cancel file exists: the task is cancelling, or was cancelled. */
+  cancelRequested: boolean;
+  /** The executor's summary of what it did, cut to 4 KiB (summaryCut says whether it was). */
+  summary?: string;
+  summaryCut?: boolean;
+  /** Who runs it (pid, host, since), as the holder wrote it; only while running. */
+  holder?: LockHolder;
+}
+
+export interface TaskDetails extends TaskSummary {
+  spec: TaskSpec;
+  terminal?: TerminalRecord;
+  cancel?: CancelRequest;
+  children: string[];
+  /** How many messages the inbox has in each state. */
+  messages: Record<MessageState, number>;
+}
+
+/** How many tasks list() reads before it lets other work on the event loop run. */
+const LIST_BATCH = 64;
+
+export function summarize(paths: TaskPaths, spec: StoredSpec): TaskSummary {
+  const derived = deriveState(paths);
+  const summary: TaskSummary = {
+    id: spec.id,
+    state: derived.state,
+    createdAt: spec.createdAt,
+    deadline: spec.deadline,
+    parent: spec.parent,
+    root: spec.ancestors[0] ?? spec.id,
+    hop: spec.hop,
+    labels: spec.labels,
+    title: spec.title,
+    cancelRequested: existsSync(paths.cancel),
+  };
+  if (spec.repo !== undefined) summary.repo = spec.repo;
+  const terminal = derived.terminal;
+  if (terminal !== undefined) {
+    summary.finishedAt = terminal.at;
+    if (terminal.stoppedBy !== undefined) summary.stoppedBy = terminal.stoppedBy;
+    if (terminal.summary !== undefined) {
+      summary.summary = terminal.summary;
+      summary.summaryCut = terminal.summaryCut ?? false;
+    }
+  }
+  if (derived.holder !== undefined) summary.holder = derived.holder;
+  return summary;
+}
+
+export interface ListFilter {
+  /** Only tasks in these states. */
+  states?: readonly TaskState[];
+  /** Only the children of this task (null: only roots). */
+  parent?: string | null;
+}
+
+/** Every task, oldest first. Tasks removed while listing are left out. */
+export async function listSummaries(
+  ctx: StoreContext,
+  filter: ListFilter = {},
+): Promise<TaskSummary[]> {
+  const ids = (await readdir(ctx.tasksDir)).filter(isTaskId).sort();
+  const out: TaskSummary[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    if (i > 0 && i % LIST_BATCH === 0) await new Promise((r) => setImmediate(r));
+    const paths = ctx.paths(ids[i] ?? "");
+    const spec = readSpecSync(paths);
+    if (spec === undefined) continue;
+    if (filter.parent !== undefined && spec.parent !== filter.parent) continue;
+    const summary = summarize(paths, spec);
+    if (filter.states !== undefined && !filter.states.includes(summary.state)) continue;
+    out.push(summary);
+  }
+  return out;
+}
+
+export async function taskDetails(ctx: StoreContext, paths: TaskPaths): Promise<TaskDetails> {
+  const spec = await readFullSpec(paths);
+  const summary = summarize(paths, spec);
+  const messages: Record<MessageState, number> = { pending: 0, in_flight: 0, delivered: 0 };
+  for (const m of await readInbox(paths)) messages[m.state]++;
+  const details: TaskDetails = {
+    ...summary,
+    spec,
+    children: listChildren(paths, ctx.tasksDir),
+    messages,
+  };
+  const terminal = readTerminalSync(paths);
+  if (terminal !== undefined) details.terminal = terminal;
+  const cancel = readCancelSync(paths);
+  if (cancel !== undefined) details.cancel = cancel;
+  return details;
+}

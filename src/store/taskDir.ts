@@ -1,0 +1,66 @@
+// The files of one task directory, `tasks/<id>/`, and what each one means (DESIGN.md "The store").
+import { join } from "node:path";
+import { DATA_DIRS } from "./dataDir.js";
+
+export const TASK_FILES = {
+  /** The immutable task, written once by its creator. */
+  spec: "spec.json",
+  /** The prompt, written once with spec.json (kept apart so lists never read it). */
+  prompt: "prompt.md",
+  /** flock(2)ed by the executor; its content (pid, host, start) is diagnostic only. */
+  attachLock: "attach.lock",
+  /** `{"seq","at","type",...}` lines, appended only by the lock holder. */
+  events: "events.jsonl",
+  /** Messages and their states, replaced atomically under inbox.lock. */
+  inbox: "inbox.json",
+  inboxLock: "inbox.lock",
+  /** Its existence is the cancel request; its content says who asked and when. */
+  cancel: "cancel",
+  /** Its existence means finished; written by the executor as its last act. */
+  terminal: "terminal.json",
+  /** The verified results, written by the executor. */
+  results: "results",
+  /** One empty file per child, named by the child's id: the downward index of the tree. */
+  children: "children",
+} as const;
+
+/** The paths of one task, by name. */
+export class TaskPaths {
+  readonly dir: string;
+  constructor(
+    dataDir: string,
+    readonly id: string,
+  ) {
+    this.dir = join(dataDir, DATA_DIRS.tasks, id);
+  }
+  get spec(): string {
+    return join(this.dir, TASK_FILES.spec);
+  }
+  get prompt(): string {
+    return join(this.dir, TASK_FILES.prompt);
+  }
+  get attachLock(): string {
+    return join(this.dir, TASK_FILES.attachLock);
+  }
+  get events(): string {
+    return join(this.dir, TASK_FILES.events);
+  }
+  get inbox(): string {
+    return join(this.dir, TASK_FILES.inbox);
+  }
+  get inboxLock(): string {
+    return join(this.dir, TASK_FILES.inboxLock);
+  }
+  get cancel(): string {
+    return join(this.dir, TASK_FILES.cancel);
+  }
+  get terminal(): string {
+    return join(this.dir, TASK_FILES.terminal);
+  }
+  get results(): string {
+    return join(this.dir, TASK_FILES.results);
+  }
+  get children(): string {
+    return join(this.dir, TASK_FILES.children);
+  }
+}

@@ -1,0 +1,223 @@
+// Tasks: the front door of the durable task store (exported as `warden/store`).
+//
+// A task is a directory under <data dir>/tasks/<id>/. Execution belongs to whichever process
+// holds the task's attach.lock (flock(2): the kernel releases it when the holder dies). No verb
+// leaves a process behind, and only attach (and the end-recording steps named below) take
+// attach.lock. Costs are given in file operations; n is the number of tasks in the store.
+//
+//   Tasks.open({ dataDir?, env? })
+//     Resolves the data dir (--data-dir, WARDEN_DATA_DIR, $XDG_DATA_HOME/warden,
+//     ~/.local/share/warden) and creates it and tasks/, tmp/, waits/ (0700). No locks.
+//   create(spec, { id? })
+//     Checks the spec, resolves parent (the current task unless given; null for a root), hop and
+//     deadline, builds the directory in tmp/ and renames it into tasks/: a task appears whole
+//     or not at all, and an existing one is never rewritten (SPEC_IMMUTABLE). Adds an entry to
+//     the parent's children/. No locks. A few small writes and fsyncs.
+//   attach(id)
+//     Takes attach.lock (non-blocking, retried for 150 ms so a reader's probe never looks like
+//     an executor) and the parent's inbox.lock for a moment. Returns the Attachment that runs
+//     the task; or records failed/deadline (DEADLINE_PASSED), or cancelled (TASK_FINISHED) when
+//     the task is cancelled or its parent finished. ALREADY_ATTACHED names the holder's pid and
+//     host. Reads the tail of events.jsonl to continue its seq.
+//   get(id)
+//     spec, prompt, derived state, terminal record, cancel request, children, message counts.
+//     No locks; probes attach.lock with a shared flock held for microseconds. O(1).
+//   list(filter?)
+//     Every task, oldest first: one readdir, then per task spec.json, terminal.json or a probe
+//     of attach.lock, and a stat of cancel. O(n) small reads, never a prompt.
+//   watch(id, { since, signal, follow })
+//     Async iterator of events after `since`, whole lines only, exactly once, in order; wakes
+//     on fs.watch of the task directory (a poll as safety net). Ends once the task finished
+//     and every event was yielded. No locks. Reads only new bytes.
+//   messages(id)
+//     The inbox, as it is. No locks: inbox.json is only ever replaced whole.
+//   send(id, body, { from? })
+//     Appends a message under inbox.lock (held for one read and one atomic write). Refused:
+//     empty, over 256 KiB, the 17th, or to a finished or cancelling task.
+//   cancel(id, { by? })
+//     Policy (downward only), then a `cancel` file in the task and each unfinished descendant;
+//     tasks nobody runs are recorded cancelled at once, deepest first, each under its
+//     attach.lock taken for that moment. O(size of the subtree).
+//   wait(id, { timeoutMs, signal, by? })
+//     Policy (wait edges), a cycle check between trees (waits/.lock, briefly), then waits on
+//     fs.watch for terminal.json. A task nobody runs that is cancelled or past its deadline is
+//     recorded on the spot (under its attach.lock), so a wait never hangs on an orphan.
+//   remove(id, { recursive? })
+//     Takes attach.lock (refusing a running task), renames the directory out, deletes it.
+//   gc({ olderThan })
+//     Removes tasks finished longer ago than the age (never a task with a child it keeps), and
+//     what dead creators and removals left in tmp/. O(n).
+import { hostname } from "node:os";
+import { acquireLock, readCurrentHolder } from "./attachLock.js";
+import { Attachment } from "./attachment.js";
+import type { StoreHooks } from "./atomicFile.js";
+import { cancelTask, type CancelOutcome } from "./cancelTask.js";
+import { StoreContext, type Env } from "./context.js";
+import { createTask, type CreateOptions } from "./createTask.js";
+import { prepareDataDir, resolveDataDir, type DataDirChoice } from "./dataDir.js";
+import { currentTask, type CurrentTask } from "./envProtocol.js";
+import { AlreadyAttachedError, DeadlinePassedError, TaskFinishedError } from "./errors.js";
+import type { TaskEvent } from "./eventLog.js";
+import { appendMessage, readInbox, type InboxMessage } from "./inbox.js";
+import { readFullSpec, readTerminal } from "./readTask.js";
+import { resolveTaskId } from "./resolveId.js";
+import {
+  collectGarbage,
+  removeTask,
+  type GcOptions,
+  type GcOutcome,
+  type RemoveOptions,
+} from "./removeTask.js";
+import { parentHasFinished, recordSettlement, settlementFor } from "./settle.js";
+import type { TaskSpecInput } from "./spec.js";
+import {
+  listSummaries,
+  summarize,
+  taskDetails,
+  type ListFilter,
+  type TaskDetails,
+  type TaskSummary,
+} from "./summary.js";
+import { IdGenerator } from "./taskId.js";
+import { waitTask, type WaitOptions, type WaitOutcome } from "./waitTask.js";
+import { watchEvents, type WatchOptions } from "./watchEvents.js";
+
+export interface OpenOptions {
+  /** The --data-dir value; wins over the environment. */
+  dataDir?: string;
+  /** The environment to read WARDEN_* and XDG_DATA_HOME from (default process.env). */
+  env?: Env;
+  /** Points where tests stop a write half way, to show what a crash leaves. */
+  hooks?: StoreHooks;
+  /** The clock (ms since the epoch); tests of deadlines may pass their own. */
+  now?: () => number;
+}
+
+export interface SendOptions {
+  /** The sending task (default: the one this process runs in); null for outside any task. */
+  from?: string | null;
+}
+
+export interface CancelOptions {
+  /** The task that cancels (default: the one this process runs in); null for outside any task. */
+  by?: string | null;
+}
+
+export class Tasks {
+  readonly #ctx: StoreContext;
+  /** Where the data directory came from. */
+  readonly dataDirSource: DataDirChoice["source"];
+
+  private constructor(ctx: StoreContext, source: DataDirChoice["source"]) {
+    this.#ctx = ctx;
+    this.dataDirSource = source;
+  }
+
+  static async open(options: OpenOptions = {}): Promise<Tasks> {
+    const env = options.env ?? process.env;
+    const choice = resolveDataDir(options.dataDir, env);
+    await prepareDataDir(choice.path);
+    const now = options.now ?? Date.now;
+    const ctx = new StoreContext(
+      choice.path,
+      env,
+      options.hooks ?? {},
+      new IdGenerator(now),
+      hostname(),
+      now,
+    );
+    return new Tasks(ctx, choice.source);
+  }
+
+  get dataDir(): string {
+    return this.#ctx.dataDir;
+  }
+
+  /** The task this process runs in, from the environment protocol, or undefined. */
+  get current(): CurrentTask | undefined {
+    return currentTask(this.#ctx.env);
+  }
+
+  /** Resolves an id or a unique prefix of 4 or more characters. */
+  async resolve(ref: string): Promise<string> {
+    return resolveTaskId(this.#ctx.tasksDir, ref);
+  }
+
+  async create(spec: TaskSpecInput, options: CreateOptions = {}): Promise<TaskSummary> {
+    const stored = await createTask(this.#ctx, spec, options);
+    return summarize(this.#ctx.paths(stored.id), stored);
+  }
+
+  async attach(ref: string): Promise<Attachment> {
+    const ctx = this.#ctx;
+    const paths = ctx.paths(await this.resolve(ref));
+    const spec = await readFullSpec(paths);
+    const lock = await acquireLock(paths.attachLock, { holder: ctx.holder("run") });
+    if (lock === undefined) {
+      throw new AlreadyAttachedError(paths.id, await readCurrentHolder(paths.attachLock));
+    }
+    try {
+      const terminal = await readTerminal(paths);
+      if (terminal !== undefined) {
+        throw new TaskFinishedError(paths.id, terminal, "it cannot run again");
+      }
+      const parentFinished = spec.parent !== null && (await parentHasFinished(ctx, spec.parent));
+      const settlement = settlementFor(paths, spec, ctx.now(), parentFinished);
+      if (settlement !== undefined) {
+        const record = await recordSettlement(ctx, paths, spec, lock, settlement);
+        if (settlement.kind === "deadline") throw new DeadlinePassedError(paths.id, record);
+        throw new TaskFinishedError(paths.id, record, "it was not run");
+      }
+      return await Attachment.begin(ctx, paths, spec, lock, "run");
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  async get(ref: string): Promise<TaskDetails> {
+    return taskDetails(this.#ctx, this.#ctx.paths(await this.resolve(ref)));
+  }
+
+  async list(filter: ListFilter = {}): Promise<TaskSummary[]> {
+    return listSummaries(this.#ctx, filter);
+  }
+
+  /** See WatchOptions. The id is resolved when iteration begins. */
+  async *watch(ref: string, options: WatchOptions = {}): AsyncGenerator<TaskEvent> {
+    const paths = this.#ctx.paths(await this.resolve(ref));
+    yield* watchEvents(paths, options);
+  }
+
+  async messages(ref: string): Promise<InboxMessage[]> {
+    return readInbox(this.#ctx.paths(await this.resolve(ref)));
+  }
+
+  async send(ref: string, body: string, options: SendOptions = {}): Promise<InboxMessage> {
+    const paths = this.#ctx.paths(await this.resolve(ref));
+    const from = options.from === undefined ? (this.current?.id ?? null) : options.from;
+    return appendMessage(paths, body, from, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  async cancel(ref: string, options: CancelOptions = {}): Promise<CancelOutcome> {
+    const id = await this.resolve(ref);
+    return cancelTask(this.#ctx, id, this.#by(options.by));
+  }
+
+  async wait(ref: string, options: WaitOptions = {}): Promise<WaitOutcome> {
+    const id = await this.resolve(ref);
+    return waitTask(this.#ctx, id, this.#by(options.by), options);
+  }
+
+  async remove(ref: string, options: RemoveOptions = {}): Promise<string[]> {
+    return removeTask(this.#ctx, await this.resolve(ref), options);
+  }
+
+  async gc(options: GcOptions = {}): Promise<GcOutcome> {
+    return collectGarbage(this.#ctx, options);
+  }
+
+  #by(by: string | null | undefined): string | null {
+    return by === undefined ? (this.current?.id ?? null) : by;
+  }
+}

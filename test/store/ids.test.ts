@@ -1,0 +1,81 @@
+// Task ids: lowercase ULIDs that sort by creation time; a unique prefix of 4 or more resolves.
+import { strict as assert } from "node:assert";
+import { after, before, test } from "node:test";
+import { TASK_ID } from "../../src/protocol/index.js";
+import { IdGenerator, timeOfId } from "../../src/store/taskId.js";
+import { tempStore, type TempStore } from "./helpers.js";
+
+let store: TempStore;
+before(async () => {
+  store = await tempStore();
+});
+after(async () => {
+  await store.cleanup();
+});
+
+const code = (c: string) => (error: unknown) => (error as { code?: string }).code === c;
+
+test("an id is a lowercase ULID that carries its creation time", () => {
+  const now = Date.UTC(2030, 0, 2, 3, 4, 5, 678);
+  const id = new IdGenerator(() => now).next();
+  assert.match(id, TASK_ID);
+  assert.equal(id.length, 26);
+  assert.equal(timeOfId(id), now);
+});
+
+test("ids made in the same millisecond, or after the clock stepped back, still increase", () => {
+  let clock = 1_800_000_000_000;
+  const ids = new IdGenerator(() => clock);
+  const made: string[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    if (i === 5000) clock -= 10_000; // NTP steps the clock back.
+    made.push(ids.next());
+  }
+  for (let i = 1; i < made.length; i++) assert.ok((made[i - 1] ?? "") < (made[i] ?? ""), `id ${i}`);
+  assert.equal(new Set(made).size, made.length);
+});
+
+test("ids of two generators differ even in the same millisecond", () => {
+  const a = new IdGenerator(() => 1_800_000_000_000).next();
+  const b = new IdGenerator(() => 1_800_000_000_000).next();
+  assert.notEqual(a, b);
+  assert.equal(a.slice(0, 10), b.slice(0, 10));
+});
+
+test("a whole id, an upper-case one, and a unique prefix of 4 or more resolve", async () => {
+  const { id } = await store.tasks.create(
+    { prompt: "find me" },
+    { id: "7zzzzzzzzzzzzzzzzzzzzzzzzz" },
+  );
+  assert.equal(await store.tasks.resolve(id), id);
+  assert.equal(await store.tasks.resolve(id.toUpperCase()), id);
+  assert.equal(await store.tasks.resolve("7zzz"), id);
+  assert.equal((await store.tasks.get("7zzzz")).id, id);
+});
+
+test("an ambiguous prefix is a usage error naming the candidates", async () => {
+  const a = await store.tasks.create({ prompt: "one" }, { id: "7yyyy0000000000000000000aa" });
+  const b = await store.tasks.create({ prompt: "two" }, { id: "7yyyy0000000000000000000bb" });
+  await assert.rejects(store.tasks.get("7yyyy"), (e: unknown) => {
+    const error = e as { code: string; exitClass: string; candidates: string[]; message: string };
+    assert.equal(error.code, "AMBIGUOUS_ID");
+    assert.equal(error.exitClass, "usage");
+    assert.deepEqual(error.candidates, [a.id, b.id]);
+    assert.match(error.message, new RegExp(`${a.id}, ${b.id}`));
+    return true;
+  });
+  assert.equal(await store.tasks.resolve("7yyyy0000000000000000000a"), a.id);
+});
+
+test("a short prefix, a foreign character or an unknown id is refused by name", async () => {
+  await assert.rejects(store.tasks.get("7zz"), code("BAD_TASK_ID"));
+  await assert.rejects(store.tasks.get("7zzu"), code("BAD_TASK_ID"));
+  await assert.rejects(store.tasks.get("../etc"), code("BAD_TASK_ID"));
+  await assert.rejects(store.tasks.get("8zzzzzzzzzzzzzzzzzzzzzzzzz"), code("BAD_TASK_ID"));
+  await assert.rejects(store.tasks.get("0000"), code("TASK_NOT_FOUND"));
+  await assert.rejects(store.tasks.get("00000000000000000000000000"), code("TASK_NOT_FOUND"));
+  await assert.rejects(
+    store.tasks.create({ prompt: "x" }, { id: "NOT-AN-ID" }),
+    code("BAD_TASK_ID"),
+  );
+});
