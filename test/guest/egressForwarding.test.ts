@@ -19,7 +19,9 @@ async function readFrom(port: number): Promise<string> {
     const socket = createConnection({ host: "127.0.0.1", port });
     let text = "";
     socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    socket.on("end", () => resolve(text));
+    socket.on("end", () => {
+      resolve(text);
+    });
     socket.on("error", reject);
   });
 }
