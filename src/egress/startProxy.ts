@@ -2,7 +2,7 @@
 // tunnel only to targets on the allow list, at addresses it resolved and checked itself.
 import { lookup } from "node:dns/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { cleanLine } from "../protocol/index.js";
+import { cleanLine, joinSockets } from "../protocol/index.js";
 import { parseAllowList, type AllowList } from "./allowList.js";
 import {
   formatTarget,
@@ -11,7 +11,6 @@ import {
   planTarget,
   type AddressPlan,
 } from "./checkTarget.js";
-import { joinSockets } from "./joinSockets.js";
 import { EGRESS_LIMITS } from "./limits.js";
 import { ProxyLog } from "./proxyLog.js";
 import { readConnectHead } from "./readConnectHead.js";

@@ -2,6 +2,7 @@
 // the runner listens on loopback ports and carries each TCP connection over a unix socket that
 // the host bound into the sandbox, where the host's proxy or relay answers it.
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { joinSockets } from "../protocol/index.js";
 
 /**
  * Connections one forwarded port carries at once. The agent's tools open a handful each; past
@@ -23,28 +24,6 @@ export interface ForwardedPorts {
   readonly ports: readonly number[];
   /** Stops listening and cuts every connection. */
   close(): Promise<void>;
-}
-
-/**
- * Joins the two ends of one forwarded connection: bytes flow both ways, an end (half-close)
- * from either side is passed on, and an error on either destroys both. Both sockets are made
- * with allowHalfOpen, so an end does not close the other direction before its answer is through.
- */
-function join(a: Socket, b: Socket): void {
-  const fail = (): void => {
-    a.destroy();
-    b.destroy();
-  };
-  a.on("error", fail);
-  b.on("error", fail);
-  a.on("close", (hadError) => {
-    if (hadError || !b.writableEnded) b.destroy();
-  });
-  b.on("close", (hadError) => {
-    if (hadError || !a.writableEnded) a.destroy();
-  });
-  a.pipe(b);
-  b.pipe(a);
 }
 
 /** One listener and the connections it carries. */
@@ -84,7 +63,7 @@ class Forwarder {
       client.off("error", refuse);
       client.off("close", refuse);
       if (client.destroyed) host.destroy();
-      else join(client, host);
+      else joinSockets(client, host);
     });
   }
 

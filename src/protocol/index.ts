@@ -52,3 +52,4 @@ export {
 } from "./receiveResults.js";
 export { Log, LogWriter, type LogOptions } from "./log.js";
 export { egressEnvironment, type EgressPortsInUse } from "./egressEnvironment.js";
+export { joinSockets } from "./joinSockets.js";

@@ -1,5 +1,6 @@
 // Joins two connected sockets into one tunnel: bytes flow both ways, an end (half-close) on one
-// side becomes an end on the other, and an error on either destroys both.
+// side becomes an end on the other, and an error on either destroys both. Both ends of the
+// network gate (the runner's forwarders and the host's proxy) carry connections with it.
 import type { Socket } from "node:net";
 
 /**
