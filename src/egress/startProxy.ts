@@ -14,6 +14,7 @@ import {
 import { EGRESS_LIMITS } from "./limits.js";
 import { ProxyLog } from "./proxyLog.js";
 import { readConnectHead } from "./readConnectHead.js";
+import { closeServer, listenOn } from "./socketServer.js";
 
 export interface ProxyOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
@@ -198,23 +199,11 @@ class Proxy {
   }
 
   listen(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(socketPath, () => {
-        this.server.off("error", reject);
-        resolve();
-      });
-    });
+    return listenOn(this.server, socketPath);
   }
 
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) =>
-      this.server.close(() => {
-        resolve();
-      }),
-    );
-    for (const socket of this.#sockets) socket.destroy();
-    await closed;
+    await closeServer(this.server, this.#sockets);
     await this.#log.close();
   }
 }

@@ -25,6 +25,7 @@ import {
   parseUpstream,
   type Upstream,
 } from "./relaySettings.js";
+import { closeServer, listenOn } from "./socketServer.js";
 
 export interface RelayOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
@@ -207,22 +208,11 @@ class Relay {
   }
 
   listen(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(socketPath, () => {
-        this.server.off("error", reject);
-        resolve();
-      });
-    });
+    return listenOn(this.server, socketPath);
   }
 
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) =>
-      this.server.close(() => {
-        resolve();
-      }),
-    );
-    for (const socket of this.#sockets) socket.destroy();
+    const closed = closeServer(this.server, this.#sockets);
     this.#agent.destroy();
     await closed;
   }
