@@ -1,10 +1,37 @@
-// warden's agents: one adapter per agent, each a pure description of how to start it.
+// warden's agents: one adapter per agent, each a pure description of how to start it, read
+// its stream, judge its end and send it further messages.
 import type { AgentName } from "../protocol/index.js";
 import type { AgentAdapter } from "./adapter.js";
+import { claudeAgent } from "./claude.js";
 import { commandAgent } from "./command.js";
 
-export type { AgentAdapter, AgentLaunch, AgentTask } from "./adapter.js";
+export type {
+  AgentAdapter,
+  AgentConversation,
+  AgentExit,
+  AgentLaunch,
+  AgentOutcome,
+  AgentResultEvent,
+  AgentTask,
+  PermissionPromptTool,
+} from "./adapter.js";
 export { commandAgent } from "./command.js";
+export { claudeAgent } from "./claude.js";
+export { userMessageLine } from "./claudeInput.js";
+export {
+  CLAUDE_ENV,
+  CLAUDE_PROGRAM,
+  CLAUDE_DEFAULT_APPROVE,
+  claudeLaunch,
+} from "./claudeLaunch.js";
+export { CLAUDE_LIMITS } from "./claudeLimits.js";
+export {
+  MADE_UP_TERMINAL_REASON,
+  claudeOutcome,
+  claudeResultEvent,
+  madeUpClaudeResult,
+} from "./claudeOutcome.js";
+export { ClaudeStreamReader } from "./claudeStream.js";
 export {
   AGENT_EVENT_LIMITS,
   type AgentEvent,
@@ -13,8 +40,14 @@ export {
   type StreamReader,
 } from "./agentEvent.js";
 
-/** Every agent the settings may name has its adapter here; the type keeps the two in step. */
-const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = { command: commandAgent };
+/**
+ * Every agent the settings may name has its adapter here; the type keeps the two in step, so
+ * adding a name to AGENTS (codex, gemini) fails to compile until its adapter is added here.
+ */
+const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = {
+  claude: claudeAgent,
+  command: commandAgent,
+};
 
 /** The adapter for an agent named in the settings. */
 export function adapterFor(name: AgentName): AgentAdapter {

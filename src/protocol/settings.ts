@@ -7,9 +7,16 @@ import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
 
-/** The agents the runner knows. */
-export const AGENTS = ["command"] as const;
+/**
+ * The agents the runner knows: Claude Code (the default) and any command. A new agent is a name
+ * here, its fields in AGENT_FIELDS and an adapter in src/agents.
+ */
+export const AGENTS = ["claude", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
+
+/** How an agent answers its permission prompts, for agents that ask (see docs/agents.md). */
+export const APPROVE_POLICIES = ["always", "never", "prompt"] as const;
+export type ApprovePolicy = (typeof APPROVE_POLICIES)[number];
 
 /** The most argv entries a `command` agent may have, and the bytes of one. */
 export const MAX_COMMAND_ARGS = 4096;
@@ -27,6 +34,23 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const MAX_AGENT_ENV = 64;
 export const MAX_AGENT_ENV_VALUE_BYTES = 64 * 1024;
 
+/** The most tool patterns one allow or deny list may hold, and the bytes of one pattern. */
+export const MAX_TOOL_PATTERNS = 256;
+export const MAX_TOOL_PATTERN_BYTES = 1024;
+
+/** Text appended to an agent's system prompt: instructions, not a document. */
+export const MAX_APPEND_SYSTEM_PROMPT_BYTES = 64 * 1024;
+
+/** The absolute path of an agent's program inside the sandbox. */
+export const MAX_AGENT_PROGRAM_BYTES = 4096;
+
+/**
+ * A tool name (`Bash`, `mcp__server__tool`, `mcp__server__*`) with an optional rule in
+ * parentheses (`Bash(git commit:*)`, `WebFetch(domain:example.com)`). It starts with a letter,
+ * so it can never pass for an option of the agent's command line.
+ */
+const TOOL_PATTERN = /^[A-Za-z][A-Za-z0-9_*.-]*(\(.*\))?$/su;
+
 const count = (max: number) => z.number().int().min(0).max(max);
 
 // The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
@@ -36,6 +60,44 @@ const settingText = z
     (t) => Buffer.byteLength(t) <= LIMITS.settingTextBytes,
     `over ${LIMITS.settingTextBytes} bytes`,
   );
+
+const toolPatterns = z
+  .array(
+    z
+      .string()
+      .refine(
+        (p) => Buffer.byteLength(p) <= MAX_TOOL_PATTERN_BYTES,
+        `a tool pattern is over ${MAX_TOOL_PATTERN_BYTES} bytes`,
+      )
+      .refine((p) => !CONTROL.test(p), "a tool pattern has a control character")
+      .refine(
+        (p) => TOOL_PATTERN.test(p),
+        "not a tool pattern: a tool name such as Bash or mcp__server__tool, then an optional rule in parentheses",
+      ),
+  )
+  .max(MAX_TOOL_PATTERNS);
+
+// A system prompt may have lines and tabs; every other control character is refused.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point.
+const PROMPT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
+
+/**
+ * Which optional fields each agent takes beyond the common ones; a field set for an agent that
+ * does not take it is refused, so a setting is never silently ignored.
+ */
+const AGENT_FIELDS: Readonly<Record<AgentName, readonly AgentField[]>> = {
+  claude: ["allowedTools", "disallowedTools", "appendSystemPrompt", "approve", "agentProgram"],
+  command: ["command"],
+};
+const AGENT_ONLY_FIELDS = [
+  "command",
+  "allowedTools",
+  "disallowedTools",
+  "appendSystemPrompt",
+  "approve",
+  "agentProgram",
+] as const;
+type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
 
 export const settingsSchema = z
   .object({
@@ -88,6 +150,32 @@ export const settingsSchema = z
         }
       })
       .optional(),
+    /** Tool patterns the agent may use without asking (`--allowedTools`). */
+    allowedTools: toolPatterns.optional(),
+    /** Tool patterns the agent may never use (`--disallowedTools`); they win over allowedTools. */
+    disallowedTools: toolPatterns.optional(),
+    /** Text appended to the agent's own system prompt. */
+    appendSystemPrompt: z
+      .string()
+      .min(1)
+      .refine(
+        (t) => Buffer.byteLength(t) <= MAX_APPEND_SYSTEM_PROMPT_BYTES,
+        `over ${MAX_APPEND_SYSTEM_PROMPT_BYTES} bytes`,
+      )
+      .refine((t) => !PROMPT_CONTROL.test(t), "has a control character")
+      .optional(),
+    /** How permission prompts are answered; absent means "always" (unattended: the sandbox is the bound). */
+    approve: z.enum(APPROVE_POLICIES).optional(),
+    /** The agent's program inside the sandbox, an absolute path; absent: its usual name on PATH. */
+    agentProgram: z
+      .string()
+      .refine(
+        (p) => Buffer.byteLength(p) <= MAX_AGENT_PROGRAM_BYTES,
+        `over ${MAX_AGENT_PROGRAM_BYTES} bytes`,
+      )
+      .refine((p) => p.startsWith("/"), "not an absolute path")
+      .refine((p) => !CONTROL.test(p), "has a control character")
+      .optional(),
     model: settingText
       .refine((m) => !m.startsWith("-"), "model starts with '-'")
       .refine((m) => !/\s/.test(m) && !CONTROL.test(m), "model has a space or control character")
@@ -107,13 +195,22 @@ export const settingsSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
-    // Only the command agent exists yet; later agents take their command from the adapter.
-    if (s.command === undefined) {
+    if (s.agent === "command" && s.command === undefined) {
       ctx.addIssue({
         code: "custom",
         message: "the command agent needs a command",
         path: ["command"],
       });
+    }
+    const takes = AGENT_FIELDS[s.agent];
+    for (const field of AGENT_ONLY_FIELDS) {
+      if (s[field] !== undefined && !takes.includes(field)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `the ${s.agent} agent does not take ${field}`,
+          path: [field],
+        });
+      }
     }
   });
 

@@ -7,6 +7,7 @@ import {
   parseSettings,
   type Settings,
 } from "../../src/protocol/index.js";
+import { MAX_APPEND_SYSTEM_PROMPT_BYTES, MAX_TOOL_PATTERNS } from "../../src/protocol/settings.js";
 
 const good: Settings = {
   agent: "command",
@@ -192,5 +193,83 @@ describe("settings", () => {
         return true;
       },
     );
+  });
+});
+
+describe("settings for the claude agent", () => {
+  const claude: Settings = {
+    agent: "claude",
+    model: "claude-opus-5-5",
+    maxTurns: 30,
+    maxBudgetUSD: 5,
+    allowedTools: ["Read", "Bash(git commit:*)", "mcp__github__*", "WebFetch(domain:example.com)"],
+    disallowedTools: ["Bash(rm -rf *)", "WebSearch"],
+    appendSystemPrompt: "Keep commits small.\n\tOne idea each.",
+    approve: "never",
+    agentProgram: "/opt/claude/bin/claude",
+  };
+
+  test("the smallest claude settings are the agent's name alone", () => {
+    assert.deepEqual(parseSettings(bytes({ agent: "claude" })), { agent: "claude" });
+  });
+
+  test("claude settings with every field round-trip through their bytes", () => {
+    assert.deepEqual(parseSettings(bytes(claude)), claude);
+  });
+
+  test("a command is refused for the claude agent, so it is never silently ignored", () => {
+    refused({ agent: "claude", command: ["claude", "-p"] }, /claude agent does not take command/);
+  });
+
+  test("claude's own fields are refused for the command agent", () => {
+    refused({ ...good, approve: "always" }, /command agent does not take approve/);
+    refused({ ...good, allowedTools: ["Bash"] }, /allowedTools/);
+    refused({ ...good, agentProgram: "/usr/bin/claude" }, /agentProgram/);
+  });
+
+  test("approve takes always, never and prompt, and nothing else", () => {
+    for (const approve of ["always", "never", "prompt"]) {
+      assert.equal(checkSettings({ agent: "claude", approve }).approve, approve);
+    }
+    refused({ agent: "claude", approve: "sometimes" }, /approve/);
+  });
+
+  test("a tool pattern starting with - is refused, so it cannot pass for an option", () => {
+    refused({ agent: "claude", allowedTools: ["--dangerously-skip-permissions"] }, /allowedTools/);
+    refused({ agent: "claude", disallowedTools: ["-x"] }, /disallowedTools/);
+  });
+
+  test("a tool pattern that is not a tool name with an optional rule is refused", () => {
+    refused({ agent: "claude", allowedTools: [""] }, /not a tool pattern/);
+    refused({ agent: "claude", allowedTools: ["Bash git"] }, /not a tool pattern/);
+    refused({ agent: "claude", allowedTools: ["(Bash)"] }, /not a tool pattern/);
+    refused({ agent: "claude", allowedTools: ["Bash(ls"] }, /not a tool pattern/);
+  });
+
+  test("a tool pattern with a control character is refused", () => {
+    refused({ agent: "claude", allowedTools: ["Bash(ls\n)"] }, /control character/);
+    refused({ agent: "claude", allowedTools: ["Bash(ls\u202e)"] }, /control character/);
+  });
+
+  test("too many tool patterns, or one too long, are refused", () => {
+    const many = Array.from({ length: MAX_TOOL_PATTERNS + 1 }, (_, i) => `Tool${i}`);
+    refused({ agent: "claude", allowedTools: many }, /allowedTools/);
+    refused({ agent: "claude", allowedTools: [`Bash(${"x".repeat(1100)})`] }, /over 1024 bytes/);
+  });
+
+  test("an appended system prompt takes lines and tabs but no other control character", () => {
+    refused({ agent: "claude", appendSystemPrompt: "a\u001b[2Jb" }, /appendSystemPrompt/);
+    refused({ agent: "claude", appendSystemPrompt: "a\rb" }, /appendSystemPrompt/);
+    refused({ agent: "claude", appendSystemPrompt: "" }, /appendSystemPrompt/);
+    refused(
+      { agent: "claude", appendSystemPrompt: "x".repeat(MAX_APPEND_SYSTEM_PROMPT_BYTES + 1) },
+      /appendSystemPrompt/,
+    );
+  });
+
+  test("the agent program must be an absolute path without control characters", () => {
+    refused({ agent: "claude", agentProgram: "claude" }, /absolute path/);
+    refused({ agent: "claude", agentProgram: "-p" }, /absolute path/);
+    refused({ agent: "claude", agentProgram: "/bin/cl\u0000aude" }, /control character/);
   });
 });
