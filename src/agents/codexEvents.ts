@@ -48,7 +48,7 @@ const itemSchema = z.object({
     .catch(undefined),
   server: text,
   tool: text,
-  arguments: z.unknown(),
+  arguments: z.unknown().optional(),
   result: z
     .object({
       content: z

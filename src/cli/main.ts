@@ -1,16 +1,104 @@
 #!/usr/bin/env node
-// The `warden` command. Each verb lives in a file of its own beside this one.
+// The `warden` command. Each verb lives in a file of its own beside this one; this file puts
+// them together and turns every error into `warden: <what>` / `hint: <what to do>` and an exit
+// code (exitCodes.ts).
 import { createRequire } from "node:module";
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
+import { cleanLine } from "../protocol/index.js";
+import { registerCancel } from "./cancel.js";
+import { registerCreate } from "./create.js";
+import { registerDiff } from "./diff.js";
+import { registerDoctor } from "./doctor.js";
+import { EXIT, exitForError } from "./exitCodes.js";
+import { registerFetch } from "./fetch.js";
+import { registerGc } from "./gc.js";
+import { registerLogs } from "./logs.js";
+import { registerLs } from "./ls.js";
+import { printError } from "./printError.js";
+import { registerRm } from "./rm.js";
+import { registerRun } from "./run.js";
+import { registerSend } from "./send.js";
+import { registerShow } from "./show.js";
+import { registerStart } from "./start.js";
+import { registerWait } from "./wait.js";
+import { registerWatch } from "./watch.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../package.json") as { version: string };
 
-const program = new Command("warden")
-  .description(
-    "Run AI coding agents as unattended, durable tasks in isolated sandboxes,\n" +
-      "and get their work back as git branches the host has verified.",
-  )
-  .version(version, "-V, --version", "print warden's version");
+/** commander's own messages (`error: unknown option '--x'`) in warden's form, with a hint. */
+function usageOutput(command: Command): (text: string, write: (text: string) => void) => void {
+  const help = command.parent === null ? "warden --help" : `warden ${command.name()} --help`;
+  return (text, write) => {
+    const what = cleanLine(text.trim().replace(/^error: /, ""));
+    write(`warden: ${what}\nhint: see \`${help}\`\n`);
+  };
+}
 
-program.parse();
+function buildProgram(): Command {
+  const program = new Command("warden")
+    .description(
+      "Run AI coding agents as unattended, durable tasks in isolated sandboxes, " +
+        "and get their work back as git branches the host has verified.",
+    )
+    .version(version, "-V, --version", "print warden's version")
+    .option(
+      "--data-dir <dir>",
+      "where tasks are kept (default $WARDEN_DATA_DIR, else $XDG_DATA_HOME/warden, else ~/.local/share/warden)",
+    )
+    .exitOverride()
+    .addHelpText(
+      "after",
+      "\nExit status: 0 succeeded or accepted, 1 failed, cancelled or an error, 2 a usage error\n" +
+        "or bad reference, 3 a bound tripped (deadline, budget, turns, time limit) or a wait\n" +
+        "timed out.\n",
+    );
+  program.configureOutput({ outputError: usageOutput(program) });
+  for (const register of [
+    registerRun,
+    registerCreate,
+    registerStart,
+    registerLs,
+    registerShow,
+    registerWatch,
+    registerLogs,
+    registerSend,
+    registerCancel,
+    registerWait,
+    registerFetch,
+    registerDiff,
+    registerRm,
+    registerGc,
+    registerDoctor,
+  ]) {
+    register(program);
+  }
+  for (const command of program.commands) {
+    command.configureOutput({ outputError: usageOutput(command) });
+  }
+  return program;
+}
+
+async function main(): Promise<void> {
+  // A reader that stops early (`warden ls | head`) is not an error of warden's.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+      throw error;
+    });
+  }
+  try {
+    await buildProgram().parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and --version end with code 0; anything else commander refuses is a usage error,
+      // already printed through usageOutput.
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    printError(error);
+    process.exitCode = exitForError(error);
+  }
+}
+
+await main();

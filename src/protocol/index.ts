@@ -53,3 +53,17 @@ export {
 export { Log, LogWriter, type LogOptions } from "./log.js";
 export { egressEnvironment, type EgressPortsInUse } from "./egressEnvironment.js";
 export { joinSockets } from "./joinSockets.js";
+export {
+  CHANNEL_VERSION,
+  CHANNEL_SOCKET,
+  CHANNEL_LIMITS,
+  CHANNEL_ERRORS,
+  channelRequestSchema,
+  parseChannelRequest,
+  parseChannelResponse,
+  channelLine,
+  type ChannelRequest,
+  type ChannelResponse,
+  type ChannelOp,
+  type ChannelErrorCode,
+} from "./channel.js";

@@ -1,0 +1,78 @@
+// Many tasks at once on this machine: 50 no-op tasks (`true`) started together in one process,
+// each in its own bwrap sandbox with its own network gate, in tasks per minute; against the same
+// number of `git bundle create` + `git clone` + `true` pipelines run together.
+// Run: node --import tsx bench/taskConcurrency.ts [--quick]
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { promisify } from "node:util";
+import { createTask, executeTask } from "../src/host/index.js";
+import { Tasks } from "../src/store/index.js";
+
+const quick = process.argv.includes("--quick");
+const TASKS = quick ? 10 : 50;
+const run = promisify(execFile);
+const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+
+const root = await mkdtemp(join(tmpdir(), "warden-bench-many-"));
+const repo = join(root, "repo");
+await mkdir(repo);
+for (let i = 0; i < 20; i++) await writeFile(join(repo, `file-${i}.txt`), `line ${i}\n`);
+await run("git", ["init", "-q", "-b", "main", repo], { env: GIT_ENV });
+await run("git", ["-C", repo, "add", "."], { env: GIT_ENV });
+await run(
+  "git",
+  ["-C", repo, "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "x"],
+  {
+    env: GIT_ENV,
+  },
+);
+
+async function pipeline(i: number): Promise<void> {
+  const dir = join(root, `baseline-${i}`);
+  await mkdir(dir);
+  await run("git", ["-C", repo, "bundle", "create", "-q", join(dir, "in.bundle"), "HEAD"], {
+    env: GIT_ENV,
+  });
+  await run("git", ["clone", "-q", join(dir, "in.bundle"), join(dir, "clone")], { env: GIT_ENV });
+  await run("true", [], { cwd: join(dir, "clone") });
+}
+
+const tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
+async function task(): Promise<string> {
+  const { summary } = await createTask(tasks, {
+    repo,
+    prompt: "x\n",
+    agent: "command",
+    command: ["true"],
+  });
+  const outcome = await executeTask(tasks, summary.id, { env: {} });
+  return outcome.kind === "finished" ? outcome.terminal.state : outcome.kind;
+}
+
+function perMinute(count: number, ms: number): number {
+  return (count * 60_000) / ms;
+}
+
+try {
+  let started = performance.now();
+  await Promise.all(Array.from({ length: TASKS }, (_, i) => pipeline(i)));
+  const baseMs = performance.now() - started;
+  started = performance.now();
+  const states = await Promise.all(Array.from({ length: TASKS }, () => task()));
+  const taskMs = performance.now() - started;
+  const succeeded = states.filter((s) => s === "succeeded").length;
+  const base = perMinute(TASKS, baseMs);
+  const warden = perMinute(succeeded, taskMs);
+  console.log(`${TASKS} at once on ${cpus().length} cores:`);
+  console.log(
+    `  bundle + clone + true pipelines (baseline) ${(baseMs / 1000).toFixed(1).padStart(6)} s  ${base.toFixed(0).padStart(6)} per minute`,
+  );
+  console.log(
+    `  warden no-op tasks in bwrap (${succeeded} succeeded) ${(taskMs / 1000).toFixed(1).padStart(6)} s  ${warden.toFixed(0).padStart(6)} per minute   ratio ${(warden / base).toFixed(2)}x`,
+  );
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

@@ -1,0 +1,57 @@
+// `run --detach`: the task runs in a background `warden start` that outlives the terminal, its
+// output going to the task's results/host.log. The caller waits only until the task is attached
+// (or the background process has failed before that), so a refusal is still reported here.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { taskLayout } from "../host/index.js";
+import { cleanText } from "../protocol/index.js";
+import type { Tasks } from "../store/index.js";
+
+/** How long `run --detach` waits to see the task attached before it trusts the background. */
+const ATTACH_WAIT_MS = 10_000;
+const POLL_MS = 25;
+/** How much of host.log is shown when the background process failed at once. */
+const LOG_TAIL_BYTES = 4096;
+
+export interface Detached {
+  pid: number;
+  log: string;
+  /** Set when the background process ended before the task was attached. */
+  failed?: { code: number | null; log: string };
+}
+
+export async function detach(tasks: Tasks, id: string): Promise<Detached> {
+  const layout = taskLayout(tasks.dataDir, id);
+  mkdirSync(layout.results, { recursive: true, mode: 0o700 });
+  const fd = openSync(layout.hostLog, "a", 0o600);
+  const script = process.argv[1];
+  if (script === undefined) throw new Error("cannot tell which script runs warden");
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, script, "--data-dir", tasks.dataDir, "start", id],
+    { detached: true, stdio: ["ignore", fd, fd], env: process.env },
+  );
+  closeSync(fd);
+  let exit: number | null | undefined;
+  child.once("exit", (code) => {
+    exit = code;
+  });
+  const pid = child.pid ?? 0;
+  const giveUpAt = Date.now() + ATTACH_WAIT_MS;
+  try {
+    while (Date.now() < giveUpAt) {
+      const state = (await tasks.get(id)).state;
+      if (state !== "created") return { pid, log: layout.hostLog };
+      if (exit !== undefined) {
+        const log = existsSync(layout.hostLog) ? readFileSync(layout.hostLog) : Buffer.alloc(0);
+        const tail = cleanText(log.subarray(Math.max(0, log.length - LOG_TAIL_BYTES)));
+        return { pid, log: layout.hostLog, failed: { code: exit, log: tail } };
+      }
+      await sleep(POLL_MS);
+    }
+    return { pid, log: layout.hostLog };
+  } finally {
+    child.unref();
+  }
+}

@@ -1,0 +1,39 @@
+// `warden fetch`: the task's verified changes as a branch of its repository.
+import type { Command } from "commander";
+import { fetchTask } from "../host/index.js";
+import { openTasks } from "./context.js";
+import { printJson } from "./taskView.js";
+
+export function registerFetch(program: Command): void {
+  program
+    .command("fetch")
+    .summary("fetch a task's changes as a branch")
+    .description(
+      "Import a finished task's verified changes into its repository as one branch " +
+        "(warden/<id> unless --branch), fetched with fsck. Nothing else of the repository is " +
+        "touched: not the checkout, the index, nor any other ref. An existing branch is only " +
+        "overwritten with --force.",
+    )
+    .argument("<id>", "the task's id or a unique prefix of it")
+    .option("--branch <name>", "the branch to create (default warden/<id>)")
+    .option("--force", "overwrite the branch if it exists")
+    .option("--json", "print the outcome as JSON")
+    .action(
+      async (
+        ref: string,
+        flags: { branch?: string; force?: boolean; json?: boolean },
+        cmd: Command,
+      ) => {
+        const tasks = await openTasks(cmd);
+        const fetched = await fetchTask(tasks, ref, {
+          ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+          force: flags.force === true,
+        });
+        if (flags.json === true) printJson(fetched);
+        else
+          process.stdout.write(
+            `fetched ${fetched.branch} at ${fetched.head} into ${fetched.repo}\n`,
+          );
+      },
+    );
+}

@@ -1,0 +1,53 @@
+// Running a task in this process (run, start): live progress on stderr, the end on stdout, and
+// SIGINT or SIGTERM stopping the sandbox and leaving the task to be run again.
+import { executeTask, makeReporter } from "../host/index.js";
+import type { Tasks } from "../store/index.js";
+import { EXIT, exitForState, type ExitCode } from "./exitCodes.js";
+import { detailsView, endLine, nextSteps, printJson } from "./taskView.js";
+
+export interface ForegroundOptions {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export async function runForeground(
+  tasks: Tasks,
+  id: string,
+  options: ForegroundOptions,
+): Promise<ExitCode> {
+  const reporter = makeReporter({ out: process.stderr, taskId: id, quiet: options.quiet === true });
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      // A second signal means now: the sandbox dies with this process (bwrap --die-with-parent)
+      // and the kernel lets go of the task's lock.
+      process.exit(EXIT.failed);
+    }
+    reporter.note(`received ${signal}: stopping the sandbox (again to quit at once)`);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const outcome = await executeTask(tasks, id, { reporter, signal: controller.signal });
+    const view = detailsView(await tasks.get(id));
+    if (options.json === true) printJson(view);
+    if (outcome.kind === "interrupted") {
+      if (options.json !== true) process.stdout.write(`${id} interrupted\n`);
+      process.stderr.write(
+        `warden: the task was stopped before it ended\nhint: run it again with \`warden start ${id}\`, or end it with \`warden cancel ${id}\`\n`,
+      );
+      return EXIT.failed;
+    }
+    if (options.json !== true) {
+      process.stdout.write(endLine(view) + "\n");
+      for (const step of nextSteps(view)) process.stdout.write(`  ${step}\n`);
+    }
+    return exitForState(view.state, outcome.terminal.stoppedBy);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

@@ -1,0 +1,24 @@
+// `warden gc`: remove tasks that finished long ago.
+import type { Command } from "commander";
+import { openTasks } from "./context.js";
+import { parseMs } from "./parseValues.js";
+import { printJson } from "./taskView.js";
+
+export function registerGc(program: Command): void {
+  program
+    .command("gc")
+    .summary("remove old finished tasks")
+    .description(
+      "Remove tasks that finished longer ago than --older-than (default 7d), and what crashed " +
+        "creators left behind. Unfinished tasks are never removed.",
+    )
+    .option("--older-than <duration>", "the age: 12h, 7d, 30d", "7d")
+    .option("--json", "print the outcome as JSON")
+    .action(async (flags: { olderThan: string; json?: boolean }, cmd: Command) => {
+      const olderThan = parseMs(flags.olderThan, "--older-than");
+      const tasks = await openTasks(cmd);
+      const outcome = await tasks.gc({ olderThan });
+      if (flags.json === true) printJson(outcome);
+      else process.stdout.write(`removed ${outcome.removed.length} task(s)\n`);
+    });
+}

@@ -1,0 +1,100 @@
+// `warden logs`: what a task's sandbox wrote, cleaned for the terminal.
+import { createReadStream, existsSync } from "node:fs";
+import type { Command } from "commander";
+import { basename } from "node:path";
+import { taskLayout } from "../host/index.js";
+import { cleanLine, RESULT_FILES } from "../protocol/index.js";
+import { openTasks } from "./context.js";
+import { printJson } from "./taskView.js";
+import { NothingToShowError, UsageError } from "./cliErrors.js";
+
+/** One line printed: a transcript line holding a long tool output fits, a flood does not. */
+const MAX_LINE_BYTES = 1024 * 1024;
+
+/** The lines of a stream, each cut to `max` bytes, never holding more than that in memory. */
+async function* boundedLines(
+  stream: AsyncIterable<Buffer>,
+  max: number,
+): AsyncGenerator<{ bytes: Buffer; cut: boolean }> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let cut = false;
+  for await (const chunk of stream) {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const room = max - size;
+      if (end - start > room) cut = true;
+      const piece = chunk.subarray(start, start + Math.min(room, end - start));
+      if (piece.length > 0) {
+        parts.push(piece);
+        size += piece.length;
+      }
+      if (newline === -1) break;
+      const line = Buffer.concat(parts, size);
+      // A CRLF ends a line as a newline does.
+      yield { bytes: line.at(-1) === 0x0d ? line.subarray(0, -1) : line, cut };
+      parts = [];
+      size = 0;
+      cut = false;
+      start = newline + 1;
+    }
+  }
+  if (size > 0 || cut) yield { bytes: Buffer.concat(parts, size), cut };
+}
+
+interface LogFlags {
+  transcript?: boolean;
+  agentLog?: boolean;
+  proxyLog?: boolean;
+  hostLog?: boolean;
+  json?: boolean;
+}
+
+export function registerLogs(program: Command): void {
+  program
+    .command("logs")
+    .summary("print a task's logs")
+    .description(
+      "Print the guest log of a task (the runner's progress and warden's notes), or with a flag " +
+        "the agent's transcript (its stdout), its stderr, the proxy's decisions, or the output of " +
+        "a detached run. Text from the sandbox is cleaned before it is printed.",
+    )
+    .argument("<id>", "the task's id or a unique prefix of it")
+    .option("--transcript", "the agent's stdout (transcript.jsonl)")
+    .option("--agent-log", "the agent's stderr (agent.log)")
+    .option("--proxy-log", "the egress proxy's decisions (proxy.log)")
+    .option("--host-log", "the output of a detached run (host.log)")
+    .option("--json", "print each line as a JSON object")
+    .action(async (ref: string, flags: LogFlags, cmd: Command) => {
+      const chosen = [flags.transcript, flags.agentLog, flags.proxyLog, flags.hostLog].filter(
+        (f) => f === true,
+      ).length;
+      if (chosen > 1) throw new UsageError("more than one log was asked for", "pick one log flag");
+      const tasks = await openTasks(cmd);
+      const id = await tasks.resolve(ref);
+      const layout = taskLayout(tasks.dataDir, id);
+      const file =
+        flags.transcript === true
+          ? layout.result(RESULT_FILES.transcript)
+          : flags.agentLog === true
+            ? layout.result(RESULT_FILES.log)
+            : flags.proxyLog === true
+              ? layout.proxyLog
+              : flags.hostLog === true
+                ? layout.hostLog
+                : layout.guestLog;
+      if (!existsSync(file)) {
+        throw new NothingToShowError(
+          `task ${id} has no ${basename(file)}`,
+          "logs appear once the task has run; see its state with `warden show`",
+        );
+      }
+      for await (const { bytes, cut } of boundedLines(createReadStream(file), MAX_LINE_BYTES)) {
+        const text = cleanLine(bytes) + (cut ? " [cut]" : "");
+        if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
+        else process.stdout.write(text + "\n");
+      }
+    });
+}

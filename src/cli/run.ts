@@ -1,0 +1,67 @@
+// `warden run`: create a task and run it, in the foreground or (--detach) in the background.
+import type { Command } from "commander";
+import { createTask } from "../host/index.js";
+import { openTasks } from "./context.js";
+import { detach } from "./detach.js";
+import { EXIT } from "./exitCodes.js";
+import { runForeground } from "./foreground.js";
+import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
+import { detailsView, printJson } from "./taskView.js";
+
+interface RunFlags extends TaskFlags {
+  detach?: boolean;
+  quiet?: boolean;
+}
+
+export function registerRun(program: Command): void {
+  const command = program
+    .command("run")
+    .summary("create a task and run it")
+    .description(
+      "Create a task on a repository and run its agent in a sandbox, in the foreground (progress " +
+        "on stderr, the end on stdout) or, with --detach, in a background process that outlives " +
+        "the terminal. The work comes back as a verified branch: see `warden diff` and `warden fetch`.",
+    );
+  addTaskOptions(command)
+    .option("--detach", "run in the background; print the task's id and return at once")
+    .option("-q, --quiet", "show no progress")
+    .addHelpText(
+      "after",
+      "\nExamples:\n" +
+        "  warden run --repo . --prompt 'add a test' -- ./my-agent.sh\n" +
+        "  warden run --timeout 30m --preset npm --detach --prompt-file task.md -- ./agent.sh\n" +
+        "\nExit status: 0 succeeded (or accepted with --detach), 1 failed or cancelled,\n" +
+        "2 usage error, 3 a bound ended it (deadline, budget, turns, time limit).\n",
+    )
+    .action(async (argv: string[], flags: RunFlags, cmd: Command) => {
+      const tasks = await openTasks(cmd);
+      const { summary } = await createTask(tasks, await taskInput(flags, argv));
+      if (flags.detach !== true) {
+        try {
+          process.exitCode = await runForeground(tasks, summary.id, {
+            json: flags.json === true,
+            quiet: flags.quiet === true,
+          });
+        } catch (error) {
+          // Refused before it ran (a variable not set, a sandbox that cannot run here): the task
+          // exists, and `warden start` runs it once the cause is fixed.
+          if (flags.json === true) printJson(detailsView(await tasks.get(summary.id)));
+          else process.stdout.write(`${summary.id} created, not run\n`);
+          throw error;
+        }
+        return;
+      }
+      const detached = await detach(tasks, summary.id);
+      const view = detailsView(await tasks.get(summary.id));
+      if (flags.json === true) printJson({ ...view, detached: true, log: detached.log });
+      else process.stdout.write(summary.id + "\n");
+      if (detached.failed !== undefined) {
+        process.stderr.write(detached.failed.log.trimEnd() + "\n");
+        process.stderr.write(
+          `warden: the background run of ${summary.id} ended before it started the task\n` +
+            `hint: fix what it says above, then run it with \`warden start ${summary.id}\`\n`,
+        );
+        process.exitCode = EXIT.failed;
+      }
+    });
+}

@@ -1,0 +1,151 @@
+// The options `run` and `create` share, and how they become a task: the agent and its limits,
+// the sandbox and its network gate, the repository, the deadline and the prompt.
+import { readFile } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import type { CreateTaskInput } from "../host/index.js";
+import { AGENTS, cleanLine, LIMITS, type AgentName } from "../protocol/index.js";
+import { collect } from "./context.js";
+import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
+import { UsageError } from "./cliErrors.js";
+
+export interface TaskFlags {
+  repo: string;
+  from?: string;
+  agent: string;
+  model?: string;
+  maxTurns?: string;
+  maxBudgetUsd?: string;
+  timeout?: string;
+  deadline?: string;
+  sandbox: string;
+  allow?: string[];
+  preset?: string[];
+  env?: string[];
+  memory?: string;
+  maxProcesses?: string;
+  prompt?: string;
+  promptFile?: string;
+  json?: boolean;
+}
+
+export function addTaskOptions(command: Command): Command {
+  return command
+    .argument("[command...]", "for --agent command: the program and its arguments, after `--`")
+    .option("--repo <path>", "the git repository to work on", ".")
+    .option("--from <rev>", "the commit, branch or tag to start from (default HEAD)")
+    .addOption(
+      new Option("--agent <name>", "the agent to run").choices([...AGENTS]).default("command"),
+    )
+    .option("--model <name>", "the model the agent uses")
+    .option("--max-turns <n>", "the most turns the agent may take (0: its default)")
+    .option("--max-budget-usd <amount>", "the most the agent may spend, in US dollars")
+    .option("--timeout <duration>", "the agent's time limit: seconds, or 30m, 2h (0: none)")
+    .option("--deadline <when>", "when the task must have ended: 2h, 3d, or a time (default 1h)")
+    .addOption(
+      new Option(
+        "--sandbox <name>",
+        "the isolation: bwrap, or none (NOT isolated; development only)",
+      )
+        .choices(["bwrap", "none"])
+        .default("bwrap"),
+    )
+    .option(
+      "--allow <host>",
+      "let the agent reach HOST[:PORT] through the proxy (repeatable)",
+      collect,
+    )
+    .option(
+      "--preset <name>",
+      "allow a preset list of hosts: npm, pypi, github... (repeatable)",
+      collect,
+    )
+    .option(
+      "--env <name>",
+      "pass the variable NAME of this environment to the agent (repeatable)",
+      collect,
+    )
+    .option("--memory <size>", "the sandbox's memory limit, such as 4G")
+    .option("--max-processes <n>", "the sandbox's process limit")
+    .option("--prompt <text>", "what the task is to do")
+    .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
+    .option("--json", "print one JSON object instead of text");
+}
+
+/** Reads all of stdin, refusing more than a prompt may hold. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of process.stdin) {
+    const buffer = chunk as Buffer;
+    bytes += buffer.length;
+    if (bytes > LIMITS.promptBytes) {
+      throw new UsageError(
+        `the prompt on stdin is over ${LIMITS.promptBytes} bytes`,
+        "put large material in the repository and point the prompt at it",
+      );
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function readPrompt(flags: TaskFlags): Promise<string> {
+  if (flags.prompt !== undefined && flags.promptFile !== undefined) {
+    throw new UsageError("both --prompt and --prompt-file were given", "give the prompt once");
+  }
+  if (flags.prompt !== undefined) return flags.prompt;
+  if (flags.promptFile === "-") return readStdin();
+  if (flags.promptFile !== undefined) {
+    try {
+      return await readFile(flags.promptFile, "utf8");
+    } catch {
+      throw new UsageError(
+        `cannot read the prompt file ${cleanLine(flags.promptFile)}`,
+        "give a readable file to --prompt-file",
+      );
+    }
+  }
+  if (process.stdin.isTTY) {
+    throw new UsageError(
+      "no prompt was given",
+      "say what the task is to do with --prompt TEXT, --prompt-file FILE, or on stdin",
+    );
+  }
+  return readStdin();
+}
+
+/** The task the flags describe. */
+export async function taskInput(flags: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
+  const agent = flags.agent as AgentName;
+  if (agent === "command" && argv.length === 0) {
+    throw new UsageError(
+      "the command agent needs a command",
+      "put the agent's command after `--`: warden run --agent command -- ./agent.sh",
+    );
+  }
+  const input: CreateTaskInput = {
+    repo: flags.repo,
+    prompt: await readPrompt(flags),
+    agent,
+    ...(argv.length === 0 ? {} : { command: argv }),
+    sandbox: flags.sandbox === "none" ? "none" : "bwrap",
+    allow: flags.allow ?? [],
+    presets: flags.preset ?? [],
+    envNames: flags.env ?? [],
+  };
+  if (flags.from !== undefined) input.from = flags.from;
+  if (flags.model !== undefined) input.model = flags.model;
+  if (flags.maxTurns !== undefined) input.maxTurns = parseCount(flags.maxTurns, "--max-turns");
+  if (flags.maxBudgetUsd !== undefined) {
+    input.maxBudgetUSD = parseAmount(flags.maxBudgetUsd, "--max-budget-usd");
+  }
+  if (flags.timeout !== undefined) input.timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
+  if (flags.deadline !== undefined) input.deadline = flags.deadline;
+  const limits: { memoryBytes?: number; processes?: number } = {};
+  if (flags.memory !== undefined) limits.memoryBytes = parseBytes(flags.memory, "--memory");
+  if (flags.maxProcesses !== undefined) {
+    limits.processes = parseCount(flags.maxProcesses, "--max-processes");
+  }
+  if (Object.keys(limits).length > 0) input.limits = limits;
+  return input;
+}

@@ -1,0 +1,97 @@
+// How a task is shown: one JSON object (--json) or a few lines of text. The same shape for run,
+// create, start, wait and show, so scripts read every verb the same way.
+import { cleanLine } from "../protocol/index.js";
+import type { TaskDetails, TaskSummary, TerminalRecord } from "../store/index.js";
+
+export interface TaskView {
+  id: string;
+  state: TaskSummary["state"];
+  /** Once finished: the bound that ended it, or null. */
+  stoppedBy?: string | null;
+  repo?: string;
+  /** The start commit the host computed. */
+  base?: string;
+  /** Once finished: the head warden verified (the base when nothing changed), or null. */
+  head?: string | null;
+  /** Once finished: whether there are verified changes to fetch. */
+  changes?: boolean;
+  title: string;
+  createdAt: string;
+  deadline: string;
+  finishedAt?: string;
+  summary?: string;
+  error?: string;
+  attempts?: number;
+  cancelRequested: boolean;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** The host's verified facts from a terminal record. */
+function facts(terminal: TerminalRecord | undefined): { head?: string; changes?: boolean } {
+  const details = terminal?.details ?? {};
+  const out: { head?: string; changes?: boolean } = {};
+  if (typeof details.head === "string") out.head = details.head;
+  if (typeof details.changes === "boolean") out.changes = details.changes;
+  return out;
+}
+
+export function taskView(
+  summary: TaskSummary,
+  extra: { base?: string; terminal?: TerminalRecord } = {},
+): TaskView {
+  const view: TaskView = {
+    id: summary.id,
+    state: summary.state,
+    title: summary.title,
+    createdAt: iso(summary.createdAt),
+    deadline: iso(summary.deadline),
+    cancelRequested: summary.cancelRequested,
+  };
+  if (summary.stoppedBy !== undefined) view.stoppedBy = summary.stoppedBy;
+  if (summary.repo !== undefined) view.repo = summary.repo;
+  if (extra.base !== undefined) view.base = extra.base;
+  if (extra.terminal !== undefined) {
+    // A finished task always has these keys, so scripts need not test for them.
+    const verified = facts(extra.terminal);
+    view.stoppedBy = extra.terminal.stoppedBy ?? null;
+    view.head = verified.head ?? null;
+    view.changes = verified.changes ?? false;
+  }
+  if (summary.finishedAt !== undefined) view.finishedAt = iso(summary.finishedAt);
+  if (summary.summary !== undefined) view.summary = summary.summary;
+  if (extra.terminal?.error !== undefined) view.error = extra.terminal.error;
+  if (extra.terminal !== undefined) view.attempts = extra.terminal.attempts;
+  return view;
+}
+
+/** The view of a task read with `get`. */
+export function detailsView(details: TaskDetails): TaskView {
+  return taskView(details, {
+    ...(details.spec.base === undefined ? {} : { base: details.spec.base }),
+    ...(details.terminal === undefined ? {} : { terminal: details.terminal }),
+  });
+}
+
+/** One line for a task's end: `<id> succeeded: <summary>`, `<id> failed (deadline): <error>`. */
+export function endLine(view: TaskView): string {
+  const state = view.stoppedBy == null ? view.state : `${view.state} (${view.stoppedBy})`;
+  const text = view.error ?? view.summary;
+  return `${view.id} ${state}${text === undefined ? "" : `: ${cleanLine(text)}`}`;
+}
+
+/** What to do next, for a finished task. */
+export function nextSteps(view: TaskView): string[] {
+  const short = view.id.slice(0, 8);
+  if (view.changes === true) {
+    return [`see the changes: warden diff ${short}`, `fetch them:      warden fetch ${short}`];
+  }
+  if (view.state === "failed") return [`see what happened: warden logs ${short}`];
+  return [];
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + "\n");
+}

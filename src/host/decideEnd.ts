@@ -1,0 +1,139 @@
+// How a task ended, decided from what the host knows: why it stopped the sandbox, if it did;
+// what came back (the result the guest claims, and the bundle the host checked itself); how the
+// sandbox exited. Pure: every fact is an argument, and the guest's claims count only where the
+// host could check them.
+import { cleanLine, cutText, type Result } from "../protocol/index.js";
+import type { StoppedBy, TerminalInput } from "../store/index.js";
+import type { BundleFacts } from "./verifyChanges.js";
+import type { StopReason } from "./stopTriggers.js";
+
+export type ResultFacts =
+  { kind: "received"; result: Result; bundle: BundleFacts } | { kind: "refused"; error: string };
+
+export interface EndFacts {
+  /** The commit the host sent. */
+  base: string;
+  /** Why the host stopped the sandbox (not `interrupt`: that ends in no record at all). */
+  stop: Exclude<StopReason, "interrupt"> | undefined;
+  results: ResultFacts;
+  exit: { code: number | null; signal: string | null; outOfMemory: boolean };
+  /** The agent's timeout, for the message when it ran out. */
+  timeoutSeconds: number | undefined;
+  /** Which attach of the task this was. */
+  attempt: number;
+  sandbox: string;
+}
+
+/** The longest error text kept from the sandbox, after cleaning. */
+const SANDBOX_ERROR_BYTES = 2048;
+
+function sandboxText(text: string): string {
+  const { text: cut, cut: wasCut } = cutText(cleanLine(text), SANDBOX_ERROR_BYTES);
+  return wasCut ? `${cut} [cut]` : cut;
+}
+
+function short(oid: string): string {
+  return oid.slice(0, 12);
+}
+
+/** What the host checked and may show: the facts it verified, never a bare claim. */
+function detailsOf(facts: EndFacts): Record<string, unknown> {
+  const details: Record<string, unknown> = {
+    base: facts.base,
+    attempt: facts.attempt,
+    sandbox: facts.sandbox,
+  };
+  if (facts.results.kind !== "received") return details;
+  const { result, bundle } = facts.results;
+  if (bundle.kind === "verified") {
+    details.head = bundle.head;
+    details.changes = true;
+    details.commits = bundle.commits;
+  } else if (bundle.kind === "none" && (result.head === undefined || result.head === facts.base)) {
+    details.head = facts.base;
+    details.changes = false;
+  }
+  if (result.agentExitCode !== undefined) details.agentExitCode = result.agentExitCode;
+  details.leftovers = result.leftovers;
+  if (result.truncated.length > 0) details.truncated = result.truncated;
+  if (result.warnings.length > 0) details.warnings = result.warnings.length;
+  return details;
+}
+
+/** The agent's own summary when it left one (a `result` text in its last JSON line). */
+function agentSummary(result: Result): string | undefined {
+  const text = result.agentResult?.result;
+  return typeof text === "string" && text.trim() !== "" ? sandboxText(text) : undefined;
+}
+
+function failed(facts: EndFacts, error: string, stoppedBy?: StoppedBy): TerminalInput {
+  const input: TerminalInput = { state: "failed", error, details: detailsOf(facts) };
+  if (stoppedBy !== undefined) input.stoppedBy = stoppedBy;
+  return input;
+}
+
+/** Why the claims of the result do not hold against the host's own facts, if they do not. */
+function claimProblem(base: string, result: Result, bundle: BundleFacts): string | undefined {
+  if (result.base !== undefined && result.base !== base) {
+    return `the sandbox says it started from ${result.base}, but warden sent ${base}`;
+  }
+  switch (bundle.kind) {
+    case "refused":
+      return bundle.error;
+    case "verified":
+      if (result.head !== bundle.head) {
+        return `result.json names the head ${result.head ?? "(none)"}, but changes.bundle holds ${bundle.head}`;
+      }
+      return undefined;
+    case "none":
+      if (result.head !== undefined && result.head !== base) {
+        return `result.json names the head ${result.head}, but the sandbox sent no changes.bundle`;
+      }
+      return undefined;
+  }
+}
+
+/** Decides the terminal record of one attach. */
+export function decideEnd(facts: EndFacts): TerminalInput {
+  switch (facts.stop) {
+    case "cancel":
+      return { state: "cancelled", summary: "cancelled on request", details: detailsOf(facts) };
+    case "deadline":
+      return failed(facts, "the task reached its deadline and was stopped", "deadline");
+    case "host_timeout":
+      return failed(
+        facts,
+        "the task ran past the host's time limit (its timeout plus the git steps) and was stopped",
+        "host_timeout",
+      );
+    case "refused":
+    case undefined:
+      break;
+  }
+  const results = facts.results;
+  if (results.kind === "refused") return failed(facts, results.error);
+  const { result, bundle } = results;
+  const problem = claimProblem(facts.base, result, bundle);
+  if (problem !== undefined) return failed(facts, problem);
+  if (result.error !== undefined)
+    return failed(facts, `the sandbox reports: ${sandboxText(result.error)}`);
+  if (facts.exit.outOfMemory) return failed(facts, "the sandbox ran out of memory");
+  if (result.timedOut) {
+    const limit = facts.timeoutSeconds === undefined ? "" : ` of ${facts.timeoutSeconds} s`;
+    return failed(facts, `the agent ran past its timeout${limit} and was stopped`, "host_timeout");
+  }
+  if (result.agentExitCode === undefined) return failed(facts, "the agent never ran");
+  if (result.agentExitCode !== 0) {
+    return failed(facts, `the agent exited with code ${result.agentExitCode}`);
+  }
+  if (facts.exit.code !== 0) {
+    const how = facts.exit.signal ?? `code ${String(facts.exit.code)}`;
+    return failed(facts, `the runner exited with ${how}`);
+  }
+  const summary =
+    agentSummary(result) ??
+    (bundle.kind === "verified"
+      ? `${bundle.commits} commit${bundle.commits === 1 ? "" : "s"} on top of ${short(facts.base)}, head ${short(bundle.head)}`
+      : "no changes");
+  return { state: "succeeded", summary, details: detailsOf(facts) };
+}

@@ -1,0 +1,132 @@
+// What `warden doctor` reports: whether this machine can run tasks, and what to fix if not.
+import { execFile } from "node:child_process";
+import { accessSync, constants, existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
+import { AGENTS, cleanLine, type AgentName } from "../protocol/index.js";
+import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
+import { GUEST_MAIN } from "./guestProgram.js";
+
+const run = promisify(execFile);
+
+/** Node.js 20.12 brought the APIs warden needs (fs.glob is not one; import.meta.dirname is). */
+export const MIN_NODE = [20, 12, 0] as const;
+/** git 2.29 brought `fetch --no-write-fetch-head`, which every fetch of warden's uses. */
+export const MIN_GIT = [2, 29, 0] as const;
+
+export type Check =
+  | { name: string; ok: true; detail: string }
+  | { name: string; ok: false; why: string; fix: string };
+
+export interface AgentReport {
+  name: AgentName;
+  usable: boolean;
+  detail: string;
+}
+
+export interface DoctorReport {
+  /** Whether a task can run here with the default sandbox. */
+  ready: boolean;
+  checks: Check[];
+  backends: BackendReport[];
+  agents: AgentReport[];
+}
+
+function parseVersion(text: string): number[] | undefined {
+  const match = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  return match === null ? undefined : [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)];
+}
+
+function atLeast(version: readonly number[], min: readonly number[]): boolean {
+  for (let i = 0; i < min.length; i++) {
+    const v = version[i] ?? 0;
+    const m = min[i] ?? 0;
+    if (v !== m) return v > m;
+  }
+  return true;
+}
+
+function checkNode(): Check {
+  const version = parseVersion(process.versions.node) ?? [0, 0, 0];
+  const detail = `Node.js ${process.versions.node}`;
+  return atLeast(version, MIN_NODE)
+    ? { name: "node", ok: true, detail }
+    : {
+        name: "node",
+        ok: false,
+        why: `${detail} is older than ${MIN_NODE.join(".")}`,
+        fix: "install Node.js 20.12 or newer",
+      };
+}
+
+async function checkGit(): Promise<Check> {
+  try {
+    const { stdout } = await run("git", ["--version"], { timeout: 10_000 });
+    const version = parseVersion(stdout);
+    const detail = cleanLine(stdout.trim());
+    if (version !== undefined && atLeast(version, MIN_GIT))
+      return { name: "git", ok: true, detail };
+    return {
+      name: "git",
+      ok: false,
+      why: `${detail} is older than ${MIN_GIT.join(".")}`,
+      fix: "install a newer git",
+    };
+  } catch {
+    return { name: "git", ok: false, why: "git is not installed", fix: "apt-get install git" };
+  }
+}
+
+function checkRunner(): Check {
+  return existsSync(GUEST_MAIN)
+    ? { name: "runner", ok: true, detail: GUEST_MAIN }
+    : {
+        name: "runner",
+        ok: false,
+        why: `${GUEST_MAIN} is missing`,
+        fix: "build warden: `npm run build`",
+      };
+}
+
+/** Whether a program is on the host's PATH, where the sandbox's binds would find it. */
+function onPath(program: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const path = join(dir, program);
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // Not here; the next directory may have it.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Every agent the settings may name, and whether it can run: `command` needs nothing more; any
+ * other agent needs its program (named as the agent is) on this machine.
+ */
+function agentReports(): AgentReport[] {
+  return AGENTS.map((name: AgentName): AgentReport => {
+    if (name === "command") {
+      return { name, usable: true, detail: "runs the command given after `--`" };
+    }
+    const path = onPath(name);
+    return path === undefined
+      ? { name, usable: false, detail: `${name} is not on PATH: install it to use --agent ${name}` }
+      : { name, usable: true, detail: path };
+  });
+}
+
+export async function doctorReport(): Promise<DoctorReport> {
+  const [git, backends] = await Promise.all([checkGit(), checkBackends()]);
+  const checks = [checkNode(), git, checkRunner()];
+  const sandboxOk = backends.some((b) => b.name === DEFAULT_SANDBOX && b.ok);
+  return {
+    ready: sandboxOk && checks.every((c) => c.ok),
+    checks,
+    backends,
+    agents: agentReports(),
+  };
+}

@@ -1,0 +1,116 @@
+// fetch and diff of a finished task: only a bundle the host verified when the task ended is
+// used, and it is checked again (header, then git with fsck) before it reaches the user's repo.
+import { existsSync } from "node:fs";
+import { cleanText } from "../protocol/index.js";
+import type { Tasks, TaskDetails } from "../store/index.js";
+import { NoChangesError, NotAHostTaskError, TaskNotFinishedError } from "./errors.js";
+import { diffChanges, fetchChanges } from "./fetchChanges.js";
+import { readHostSettings, type HostSettings } from "./hostSettings.js";
+import { taskLayout } from "./taskLayout.js";
+
+/** The branch a task's changes are fetched into unless --branch says otherwise. */
+export function defaultBranch(id: string): string {
+  return `warden/${id}`;
+}
+
+interface Changes {
+  details: TaskDetails;
+  host: HostSettings;
+  repo: string;
+  base: string;
+  head: string;
+  bundle: string;
+}
+
+/** The verified changes of a finished task, or why there are none. */
+async function changesOf(tasks: Tasks, ref: string): Promise<Changes> {
+  const details = await tasks.get(ref);
+  const { id, spec, terminal } = details;
+  if (terminal === undefined) throw new TaskNotFinishedError(id, details.state);
+  const host = readHostSettings(id, spec.settings);
+  if (spec.repo === undefined || spec.base === undefined) {
+    throw new NotAHostTaskError(id, "its spec names no repository or start commit");
+  }
+  const facts = terminal.details ?? {};
+  const head = facts.head;
+  if (facts.changes !== true || typeof head !== "string") {
+    throw new NoChangesError(
+      id,
+      facts.changes === false
+        ? "it changed nothing"
+        : `it ended ${terminal.state} without changes warden verified`,
+    );
+  }
+  const bundle = taskLayout(tasks.dataDir, id).result("changes.bundle");
+  if (!existsSync(bundle)) throw new NoChangesError(id, "its changes.bundle is gone");
+  return { details, host, repo: spec.repo, base: spec.base, head, bundle };
+}
+
+export interface FetchOptions {
+  /** The branch to create (default warden/<id>). */
+  branch?: string;
+  /** Overwrite the branch when it exists. */
+  force?: boolean;
+}
+
+export interface FetchedTask {
+  id: string;
+  repo: string;
+  branch: string;
+  head: string;
+}
+
+/** Imports a task's verified changes into its repository as one branch, and nothing else. */
+export async function fetchTask(
+  tasks: Tasks,
+  ref: string,
+  options: FetchOptions = {},
+): Promise<FetchedTask> {
+  const changes = await changesOf(tasks, ref);
+  const id = changes.details.id;
+  const branch = options.branch ?? defaultBranch(id);
+  const head = await fetchChanges({
+    repo: changes.repo,
+    gitDir: changes.host.gitDir,
+    objectFormat: changes.host.objectFormat,
+    bundle: changes.bundle,
+    base: changes.base,
+    branch,
+    force: options.force === true,
+  });
+  return { id, repo: changes.repo, branch, head };
+}
+
+export interface DiffOptions {
+  /** `git diff --stat` instead of the patch. */
+  stat?: boolean;
+}
+
+export interface TaskDiff {
+  id: string;
+  base: string;
+  head: string;
+  /** The diff, cleaned: it is text the sandbox wrote. */
+  diff: string;
+}
+
+/** The task's changes against its base, made in a scratch repository, cleaned for a terminal. */
+export async function diffTask(
+  tasks: Tasks,
+  ref: string,
+  options: DiffOptions = {},
+): Promise<TaskDiff> {
+  const changes = await changesOf(tasks, ref);
+  const id = changes.details.id;
+  const diff = await diffChanges(
+    {
+      gitDir: changes.host.gitDir,
+      objectFormat: changes.host.objectFormat,
+      bundle: changes.bundle,
+      base: changes.base,
+    },
+    taskLayout(tasks.dataDir, id).dir,
+    options.stat === true ? ["--stat"] : [],
+  );
+  return { id, base: changes.base, head: changes.head, diff: cleanText(diff) };
+}

@@ -1,0 +1,54 @@
+// Every time bound and size the host applies while it runs a task, in one place, with the reason.
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const MiB = 1024 * 1024;
+
+export const HOST_LIMITS = {
+  /**
+   * The runner gives each of its two git steps (the clone before the agent; the leftovers
+   * commit and the bundle after it) a deadline of 10 minutes, so the host allows as much.
+   */
+  gitStepMs: 10 * MINUTE,
+  /** The runner's grace between SIGTERM and SIGKILL of the agent at its timeout. */
+  agentKillGraceMs: 10 * SECOND,
+  /** Starting the sandbox and streaming the archive: seconds at most; a minute is generous. */
+  startAndSendMs: 1 * MINUTE,
+  /**
+   * From SIGTERM to the runner until everything in the sandbox is SIGKILLed: the agent's own
+   * grace, then the leftovers commit, the bundle and the archive of what there is.
+   */
+  stopGraceMs: 30 * SECOND,
+  /** A runner whose results the host refused is hostile or broken: it gets no grace at all. */
+  refusedGraceMs: 0,
+  /**
+   * After the sandbox has exited, how long its stdout and stderr may stay open. Nothing of the
+   * sandbox runs any more, so an open pipe is a process that escaped it; it is not waited for.
+   */
+  drainAfterExitMs: 5 * SECOND,
+  /**
+   * Progress events one attach appends to events.jsonl. Watchers want a live feed, not the
+   * whole log (that is results/guest.log), and the events file has its own 32 MiB bound.
+   */
+  progressEvents: 2000,
+  /** results/guest.log: the guest's cleaned stderr; a flood past this is dropped. */
+  guestLogBytes: 16 * MiB,
+  /** How often the executor looks for a cancel request and the time when no notification came. */
+  stopPollMs: 250,
+} as const;
+
+/**
+ * The host's own limit for one attach of a task whose agent has `timeoutSeconds` (0: none):
+ * the agent's time and its kill grace, both git steps, and the start and the archive. The
+ * runner enforces the agent's timeout itself; this bound is for a runner that does not.
+ * Undefined when the task has no timeout: then only its deadline bounds it.
+ */
+export function hostLimitMs(timeoutSeconds: number | undefined): number | undefined {
+  if (timeoutSeconds === undefined || timeoutSeconds <= 0) return undefined;
+  return (
+    timeoutSeconds * SECOND +
+    HOST_LIMITS.agentKillGraceMs +
+    2 * HOST_LIMITS.gitStepMs +
+    HOST_LIMITS.startAndSendMs
+  );
+}

@@ -1,0 +1,96 @@
+// What the host keeps in a task's spec.json `settings`: the agent's settings (task.json without
+// the ids, which come from the spec at each attach) and the host's own choices for running it.
+// Values of variables passed in with --env are never stored: only their names.
+import { z } from "zod";
+import { checkSettings, cleanLine, type Settings } from "../protocol/index.js";
+import { NotAHostTaskError } from "./errors.js";
+
+/** The sandbox backends a task may name. `none` only ever when asked for. */
+export const SANDBOX_CHOICES = ["bwrap", "none"] as const;
+export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
+
+/** A variable name as a shell writes it. */
+export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** How many --allow entries, presets and --env names a task may have: a gate, not a firewall table. */
+export const MAX_ALLOW_ENTRIES = 256;
+export const MAX_PRESETS = 32;
+export const MAX_ENV_NAMES = 64;
+
+const hostSettingsSchema = z
+  .object({
+    version: z.literal(1),
+    /** task.json without taskId, parentTaskId and hop. */
+    guest: z.record(z.string(), z.unknown()),
+    sandbox: z.enum(SANDBOX_CHOICES),
+    allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
+    presets: z.array(z.string()).max(MAX_PRESETS),
+    envNames: z.array(z.string().regex(ENV_NAME)).max(MAX_ENV_NAMES),
+    /** The user's git directory, where the host borrows objects from and fetch writes. */
+    gitDir: z.string().min(1),
+    objectFormat: z.enum(["sha1", "sha256"]),
+    limits: z
+      .object({
+        memoryBytes: z.number().int().min(0).optional(),
+        processes: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type HostSettings = Omit<z.infer<typeof hostSettingsSchema>, "guest"> & {
+  guest: Settings;
+};
+
+/**
+ * Fields of task.json that are never stored: the ids of the environment protocol (the spec
+ * holds them) and `env`, whose values are read from the host's environment at each attach.
+ */
+const UNSTORED_FIELDS = ["taskId", "parentTaskId", "hop", "env"] as const;
+
+/** What a creator gives hostSettings: the agent's settings still unchecked. */
+export type HostSettingsInput = Omit<HostSettings, "guest" | "version"> & {
+  guest: Record<string, unknown>;
+};
+
+/** Builds the settings object to store; checks the agent's settings as the guest will. */
+export function hostSettings(input: HostSettingsInput): Record<string, unknown> {
+  const guest: Record<string, unknown> = { ...checkSettings(input.guest) };
+  for (const field of UNSTORED_FIELDS) guest[field] = undefined;
+  const value = { ...input, version: 1, guest: JSON.parse(JSON.stringify(guest)) as unknown };
+  return hostSettingsSchema.parse(value);
+}
+
+/** Reads the settings of a task from its spec; refuses a task the host did not make. */
+export function readHostSettings(id: string, settings: Record<string, unknown>): HostSettings {
+  const parsed = hostSettingsSchema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "settings";
+    throw new NotAHostTaskError(id, `${cleanLine(where)}: ${cleanLine(issue?.message ?? "")}`);
+  }
+  try {
+    return { ...parsed.data, guest: checkSettings(parsed.data.guest) };
+  } catch (error) {
+    throw new NotAHostTaskError(id, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * task.json for one attach: the stored agent settings, the ids of the spec, and the agent's
+ * extra environment (the placeholder API key, the values of the --env names).
+ */
+export function guestSettings(
+  host: HostSettings,
+  spec: { id: string; parent: string | null; hop: number },
+  env: Readonly<Record<string, string>> = {},
+): Settings {
+  return checkSettings({
+    ...host.guest,
+    ...(Object.keys(env).length === 0 ? {} : { env }),
+    taskId: spec.id,
+    ...(spec.parent === null ? {} : { parentTaskId: spec.parent }),
+    ...(spec.hop === 0 ? {} : { hop: spec.hop }),
+  });
+}

@@ -1,0 +1,57 @@
+// warden/host: runs one task end to end (share, sandbox, receive, verify, record) and brings its
+// changes home (fetch, diff). The CLI's verbs are thin layers over this.
+export { createTask, type CreateTaskInput, type CreatedTask } from "./createTask.js";
+export { executeTask, type ExecuteOptions, type ExecuteOutcome } from "./executeTask.js";
+export {
+  fetchTask,
+  diffTask,
+  defaultBranch,
+  type FetchOptions,
+  type FetchedTask,
+  type DiffOptions,
+  type TaskDiff,
+} from "./fetchTask.js";
+export { decideEnd, type EndFacts, type ResultFacts } from "./decideEnd.js";
+export { dueReason, StopTriggers, type StopReason } from "./stopTriggers.js";
+export { verifyChanges, type BundleFacts, type VerifyInput } from "./verifyChanges.js";
+export {
+  makeReporter,
+  shortText,
+  SILENT_REPORTER,
+  type Reporter,
+  type ReporterOptions,
+} from "./reporter.js";
+export { doctorReport, type DoctorReport, type AgentReport, type Check } from "./doctor.js";
+export {
+  readHostSettings,
+  hostSettings,
+  guestSettings,
+  SANDBOX_CHOICES,
+  type HostSettings,
+  type SandboxChoice,
+} from "./hostSettings.js";
+export { checkEnvNames, agentVariables } from "./agentVariables.js";
+export { taskLayout, HOST_FILES, type TaskLayout } from "./taskLayout.js";
+export { HOST_LIMITS, hostLimitMs } from "./hostLimits.js";
+export { GUEST_MAIN, TEST_GUEST_ENV, guestProgram, agentBinds } from "./guestProgram.js";
+export { resolveStart, type TaskStart } from "./resolveStart.js";
+export { hostGit, gitEnvironment, SAFE_GIT_CONFIG, HOST_GIT_TIMEOUT_MS } from "./hostGit.js";
+export { fetchChanges, diffChanges, type FetchRequest } from "./fetchChanges.js";
+export { writeShare, type ShareInput } from "./writeShare.js";
+export { withScratchRepo, type ScratchRepoSource } from "./scratchRepo.js";
+export {
+  HostError,
+  NotAHostTaskError,
+  BadEnvNameError,
+  MissingEnvError,
+  RunnerMissingError,
+  BackendUnusableError,
+  NoChangesError,
+  TaskNotFinishedError,
+  BadTaskOptionError,
+  BadRepoError,
+  GitError,
+  BranchExistsError,
+  BadBranchNameError,
+  type HostExitClass,
+} from "./errors.js";

@@ -1,0 +1,88 @@
+// Where a task starts: a repository and one commit in it, resolved by the host's own git.
+import { realpath } from "node:fs/promises";
+import { cleanLine, OID } from "../protocol/index.js";
+import { BadRepoError, GitError } from "./errors.js";
+import { hostGit } from "./hostGit.js";
+
+export interface TaskStart {
+  /** The repository's git directory, absolute and real (a bare repo's own directory). */
+  gitDir: string;
+  /** The directory the user named, absolute and real: where `fetch` imports the branch. */
+  repo: string;
+  /** The commit the task starts from. */
+  base: string;
+  /** The repository's hash: a scratch repository that borrows its objects must use the same. */
+  objectFormat: "sha1" | "sha256";
+}
+
+/**
+ * Resolves `from` (default HEAD) in `repo` to a commit. Refuses a shallow repository: the
+ * bundle the guest gets would lack history, and the changes could not be checked against it.
+ */
+export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskStart> {
+  let real: string;
+  try {
+    real = await realpath(repo);
+  } catch {
+    throw new BadRepoError(
+      `no such directory: ${cleanLine(repo)}`,
+      "pass --repo PATH of a git repository",
+    );
+  }
+  let gitDir: string;
+  let objectFormat: "sha1" | "sha256";
+  try {
+    const out = await hostGit(
+      ["rev-parse", "--absolute-git-dir", "--is-shallow-repository", "--show-object-format"],
+      {
+        cwd: real,
+      },
+    );
+    const [dir, shallow, format] = out.stdout.trim().split("\n");
+    if (dir === undefined) throw new GitError("no git dir");
+    gitDir = dir;
+    objectFormat = format === "sha256" ? "sha256" : "sha1";
+    if (shallow === "true") {
+      throw new BadRepoError(
+        `${cleanLine(real)} is a shallow clone`,
+        "run `git fetch --unshallow` in it first",
+      );
+    }
+  } catch (error) {
+    if (error instanceof BadRepoError) throw error;
+    if (error instanceof GitError && /dubious ownership/.test(error.message)) {
+      throw new BadRepoError(
+        `git refuses ${cleanLine(real)}: it belongs to another user`,
+        `if you trust it, run \`git config --global --add safe.directory ${cleanLine(real)}\``,
+      );
+    }
+    throw new BadRepoError(
+      `${cleanLine(real)} is not a git repository`,
+      "pass --repo PATH of a git repository",
+    );
+  }
+  if (from.startsWith("-")) {
+    throw new BadRepoError(
+      `bad revision: ${cleanLine(from)}`,
+      "name a commit, branch or tag with --from",
+    );
+  }
+  let base: string;
+  try {
+    const out = await hostGit(["rev-parse", "--verify", "--end-of-options", `${from}^{commit}`], {
+      cwd: real,
+    });
+    base = out.stdout.trim();
+  } catch {
+    throw new BadRepoError(
+      `${cleanLine(from)} is not a commit in ${cleanLine(real)}`,
+      "name a commit, branch or tag with --from",
+    );
+  }
+  if (!OID.test(base))
+    throw new BadRepoError(
+      `git gave a strange commit id for ${cleanLine(from)}`,
+      "check the repository",
+    );
+  return { gitDir, repo: real, base, objectFormat };
+}

@@ -1,0 +1,96 @@
+// Why the host stops a running sandbox: a cancel request (the task's `cancel` file), the task's
+// deadline, the host's own time limit, the host process itself being told to stop, or results
+// the host refused. The first reason wins; it is reported once.
+import { watch, type FSWatcher } from "node:fs";
+import { HOST_LIMITS } from "./hostLimits.js";
+
+export type StopReason = "cancel" | "deadline" | "host_timeout" | "interrupt" | "refused";
+
+export interface StopTriggerOptions {
+  /** The task's directory, watched for the `cancel` file. */
+  dir: string;
+  cancelRequested: () => boolean;
+  /** ms since the epoch. */
+  deadline: number;
+  /** ms since the epoch; undefined for none. */
+  hostLimitAt: number | undefined;
+  now: () => number;
+  /** Aborted when the host process is told to stop (SIGINT, SIGTERM). */
+  signal?: AbortSignal;
+  onStop: (reason: StopReason) => void;
+}
+
+/** The reason due at `now`, if any. Pure: the cancel request first, then the bounds. */
+export function dueReason(facts: {
+  cancelRequested: boolean;
+  now: number;
+  deadline: number;
+  hostLimitAt: number | undefined;
+}): StopReason | undefined {
+  if (facts.cancelRequested) return "cancel";
+  if (facts.now >= facts.deadline) return "deadline";
+  if (facts.hostLimitAt !== undefined && facts.now >= facts.hostLimitAt) return "host_timeout";
+  return undefined;
+}
+
+export class StopTriggers {
+  #reason: StopReason | undefined;
+  #watcher: FSWatcher | undefined;
+  readonly #timer: NodeJS.Timeout;
+  readonly #options: StopTriggerOptions;
+  readonly #onAbort = (): void => {
+    this.trigger("interrupt");
+  };
+
+  constructor(options: StopTriggerOptions) {
+    this.#options = options;
+    try {
+      // Wakes at once on the cancel file; the poll below is the net for file systems without it.
+      this.#watcher = watch(options.dir, { persistent: false }, () => {
+        this.check();
+      });
+      this.#watcher.on("error", () => {
+        this.#watcher?.close();
+        this.#watcher = undefined;
+      });
+    } catch {
+      this.#watcher = undefined;
+    }
+    this.#timer = setInterval(() => {
+      this.check();
+    }, HOST_LIMITS.stopPollMs);
+    options.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    if (options.signal?.aborted === true) this.trigger("interrupt");
+    this.check();
+  }
+
+  /** The reason the sandbox was stopped, once it was. */
+  get reason(): StopReason | undefined {
+    return this.#reason;
+  }
+
+  /** Looks at the cancel file and the clock now. */
+  check(): void {
+    if (this.#reason !== undefined) return;
+    const reason = dueReason({
+      cancelRequested: this.#options.cancelRequested(),
+      now: this.#options.now(),
+      deadline: this.#options.deadline,
+      hostLimitAt: this.#options.hostLimitAt,
+    });
+    if (reason !== undefined) this.trigger(reason);
+  }
+
+  trigger(reason: StopReason): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#options.onStop(reason);
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+  }
+}

@@ -1,0 +1,80 @@
+// The host's files inside a task's directory, beside the store's own. share/, workspace/ and
+// egress/ are made fresh for each attach and removed after it; results/ keeps what was verified.
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { RESULT_FILE_NAMES } from "../protocol/index.js";
+
+/** The store's directory of tasks inside the data directory (DESIGN.md "The store"). */
+const TASKS_DIR = "tasks";
+
+export const HOST_FILES = {
+  /** The task share the sandbox mounts read-only. */
+  share: "share",
+  /** The empty directory the runner clones into; the agent's working directory. */
+  workspace: "workspace",
+  /** The egress proxy's and relay's unix sockets. */
+  egress: "egress",
+  /** The guest's stderr, cleaned and labelled, with warden's own notes between. */
+  guestLog: "guest.log",
+  /** The output of a detached `warden start`. */
+  hostLog: "host.log",
+  /** One line per distinct egress decision (written by the proxy). */
+  proxyLog: "proxy.log",
+} as const;
+
+export interface TaskLayout {
+  id: string;
+  dir: string;
+  share: string;
+  workspace: string;
+  egress: string;
+  results: string;
+  guestLog: string;
+  hostLog: string;
+  proxyLog: string;
+  /** results/<name> of one result file. */
+  result(name: (typeof RESULT_FILE_NAMES)[number]): string;
+}
+
+/** Pure: where each of the host's files of task `id` is. */
+export function taskLayout(dataDir: string, id: string): TaskLayout {
+  const dir = join(dataDir, TASKS_DIR, id);
+  const results = join(dir, "results");
+  return {
+    id,
+    dir,
+    share: join(dir, HOST_FILES.share),
+    workspace: join(dir, HOST_FILES.workspace),
+    egress: join(dir, HOST_FILES.egress),
+    results,
+    guestLog: join(results, HOST_FILES.guestLog),
+    hostLog: join(results, HOST_FILES.hostLog),
+    proxyLog: join(results, HOST_FILES.proxyLog),
+    result: (name) => join(results, name),
+  };
+}
+
+/**
+ * Makes the directories of a new attach: the share and the workspace empty, the results of an
+ * earlier attach removed (host.log and proxy.log go on, one attach after another).
+ */
+export async function prepareAttempt(layout: TaskLayout): Promise<void> {
+  await Promise.all([
+    rm(layout.share, { recursive: true, force: true }),
+    rm(layout.workspace, { recursive: true, force: true }),
+    rm(layout.guestLog, { force: true }),
+    ...RESULT_FILE_NAMES.map((name) => rm(layout.result(name), { force: true })),
+  ]);
+  await mkdir(layout.results, { recursive: true, mode: 0o700 });
+  await mkdir(layout.share, { mode: 0o700 });
+  await mkdir(layout.workspace, { mode: 0o700 });
+}
+
+/** Removes what only one attach needs: the share, the agent's clone, the sockets' directory. */
+export async function cleanAttempt(layout: TaskLayout): Promise<void> {
+  await Promise.all([
+    rm(layout.share, { recursive: true, force: true }),
+    rm(layout.workspace, { recursive: true, force: true }),
+    rm(layout.egress, { recursive: true, force: true }),
+  ]);
+}

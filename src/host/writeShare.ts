@@ -1,0 +1,39 @@
+// The task share: task.json, prompt.md and input.bundle, made by the host for the sandbox to read.
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { checkSettings, SHARE_FILES, type Settings } from "../protocol/index.js";
+import { hostGit } from "./hostGit.js";
+import { withScratchRepo } from "./scratchRepo.js";
+
+export interface ShareInput {
+  settings: Settings;
+  prompt: string;
+  /** The repository's git directory (absolute). */
+  gitDir: string;
+  base: string;
+  objectFormat: "sha1" | "sha256";
+}
+
+/** The ref a scratch repository holds the base under; never written into the user's repo. */
+const SCRATCH_REF = "refs/heads/base";
+
+/**
+ * Writes the share into `dir` (created 0700). The bundle of the base commit is made in a scratch
+ * bare repository that borrows the user's objects through `objects/info/alternates`, so no ref is
+ * ever added to, and no file written into, the user's repository.
+ */
+export async function writeShare(dir: string, input: ShareInput): Promise<void> {
+  const settings = checkSettings(input.settings);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dir, SHARE_FILES.settings), JSON.stringify(settings, null, 2) + "\n", {
+    mode: 0o600,
+  });
+  await writeFile(join(dir, SHARE_FILES.prompt), input.prompt, { mode: 0o600 });
+  await withScratchRepo(dir, input, async (scratch) => {
+    await hostGit(["update-ref", SCRATCH_REF, input.base], { cwd: scratch });
+    await hostGit(["symbolic-ref", "HEAD", SCRATCH_REF], { cwd: scratch });
+    await hostGit(["bundle", "create", "--quiet", join(dir, SHARE_FILES.input), "HEAD"], {
+      cwd: scratch,
+    });
+  });
+}

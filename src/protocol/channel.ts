@@ -1,0 +1,223 @@
+// The guest-to-host channel: a unix socket the host binds into the sandbox (control.sock beside
+// the egress sockets), over which the runner reports the agent's events, takes the messages a
+// user sent, hands back the agent's replies, and asks about permission prompts.
+//
+// The wire: newline-delimited JSON, one request and one response per line, in order, on one
+// connection. Every request carries the version and an id the response repeats. The host treats
+// every request as hostile: each line is bounded, parsed strictly against the schemas here,
+// rate-limited, and scoped to the host's own task (the guest never names another).
+import { z } from "zod";
+
+/** Bumped on any change a peer of the previous version would misread. */
+export const CHANNEL_VERSION = 1;
+
+/** The socket's name beside the egress sockets (GUEST_SOCKETS_ENV names the directory). */
+export const CHANNEL_SOCKET = "control.sock";
+
+const KiB = 1024;
+
+export const CHANNEL_LIMITS = {
+  /** One request line: a batch of events or a reply, never a transcript. */
+  requestBytes: 512 * KiB,
+  /** One response line: at most one message (256 KiB of body) and its envelope. */
+  responseBytes: 384 * KiB,
+  /** Events in one `events` request; the runner batches, the host records each one. */
+  eventsPerRequest: 64,
+  /** Requests a connection may make per second before the host answers `rate_limited`. */
+  requestsPerSecond: 200,
+  /** Connections at once from one sandbox: the runner needs one, the permission tool one more. */
+  connections: 4,
+  /** Permission prompts waiting for an answer at once. */
+  pendingApprovals: 4,
+  /** A reply to a message, before the store cuts its summary. */
+  replyBytes: 256 * KiB,
+  /** A permission prompt's tool name and its input summary. */
+  toolNameBytes: 256,
+  toolInputBytes: 16 * KiB,
+} as const;
+
+const text = (max: number) =>
+  z.string().refine((s) => Buffer.byteLength(s) <= max, `over ${max} bytes`);
+
+/** An event as it crosses the channel: checked for shape here, cleaned by whoever shows it. */
+const wireEvent = z
+  .object({ type: z.string().min(1).max(64) })
+  .catchall(z.unknown())
+  .refine((e) => Buffer.byteLength(JSON.stringify(e)) <= 16 * KiB, "an event over 16 KiB");
+
+export const channelRequestSchema = z.discriminatedUnion("op", [
+  /** The runner reports the agent's normalized events (AgentEvent), in order. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("events"),
+      events: z.array(wireEvent).max(CHANNEL_LIMITS.eventsPerRequest),
+    })
+    .strict(),
+  /** At a turn boundary: the oldest pending message, which the host then marks in_flight. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("inbox.next"),
+    })
+    .strict(),
+  /** The agent's reply to message `n` (the turn that message started): marks it delivered. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("inbox.reply"),
+      n: z.number().int().min(1),
+      reply: text(CHANNEL_LIMITS.replyBytes),
+    })
+    .strict(),
+  /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("approval.ask"),
+      tool: text(CHANNEL_LIMITS.toolNameBytes),
+      input: text(CHANNEL_LIMITS.toolInputBytes),
+    })
+    .strict(),
+]);
+
+export type ChannelRequest = z.infer<typeof channelRequestSchema>;
+export type ChannelOp = ChannelRequest["op"];
+
+/** Why the host did not do what a request asked: stable codes the runner can act on. */
+export const CHANNEL_ERRORS = [
+  "bad_request",
+  "version",
+  "rate_limited",
+  "too_big",
+  "too_many",
+  "finished",
+  "internal",
+] as const;
+export type ChannelErrorCode = (typeof CHANNEL_ERRORS)[number];
+
+export type ChannelResponse =
+  | { v: 1; id: number; ok: true; op: "events"; recorded: number }
+  | { v: 1; id: number; ok: true; op: "inbox.next"; message?: { n: number; body: string } }
+  | { v: 1; id: number; ok: true; op: "inbox.reply" }
+  | {
+      v: 1;
+      id: number;
+      ok: true;
+      op: "approval.ask";
+      decision: "allow" | "deny";
+      /** Why: the policy rule, the person's word, or the timeout. */
+      reason: string;
+    }
+  | { v: 1; id: number; ok: false; error: { code: ChannelErrorCode; message: string } };
+
+const responseSchema = z.union([
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("events"),
+      recorded: z.number().int().min(0),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("inbox.next"),
+      message: z
+        .object({ n: z.number().int().min(1), body: z.string() })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("inbox.reply"),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("approval.ask"),
+      decision: z.enum(["allow", "deny"]),
+      reason: z.string().max(4 * KiB),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(false),
+      error: z.object({ code: z.enum(CHANNEL_ERRORS), message: z.string().max(4 * KiB) }).strict(),
+    })
+    .strict(),
+]);
+
+/** Parses one request line (without its newline). Returns the request or the error to answer. */
+export function parseChannelRequest(
+  line: Uint8Array,
+):
+  | { ok: true; request: ChannelRequest }
+  | { ok: false; id: number; code: ChannelErrorCode; message: string } {
+  if (line.byteLength > CHANNEL_LIMITS.requestBytes) {
+    return {
+      ok: false,
+      id: 0,
+      code: "too_big",
+      message: `a request over ${CHANNEL_LIMITS.requestBytes} bytes`,
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line));
+  } catch {
+    return { ok: false, id: 0, code: "bad_request", message: "a request that is not JSON" };
+  }
+  const id =
+    typeof value === "object" &&
+    value !== null &&
+    Number.isSafeInteger((value as { id?: unknown }).id)
+      ? Math.max(0, (value as { id: number }).id)
+      : 0;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { v?: unknown }).v !== CHANNEL_VERSION
+  ) {
+    return {
+      ok: false,
+      id,
+      code: "version",
+      message: `this host speaks channel version ${CHANNEL_VERSION}`,
+    };
+  }
+  const parsed = channelRequestSchema.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, id, code: "bad_request", message: "a request warden does not take" };
+  }
+  return { ok: true, request: parsed.data };
+}
+
+/** Parses one response line on the guest's side; throws on anything else. */
+export function parseChannelResponse(line: Uint8Array): ChannelResponse {
+  if (line.byteLength > CHANNEL_LIMITS.responseBytes)
+    throw new Error("a channel response over its limit");
+  return responseSchema.parse(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line)));
+}
+
+/** One line of the wire: JSON and a newline. */
+export function channelLine(message: ChannelRequest | ChannelResponse): string {
+  return JSON.stringify(message) + "\n";
+}

@@ -1,0 +1,226 @@
+// The terminal record is a pure function of what the host knows: these cases need no sandbox.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { decideEnd, type EndFacts } from "../../src/host/index.js";
+import type { Result } from "../../src/protocol/index.js";
+import type { TerminalInput } from "../../src/store/index.js";
+
+const BASE = "a".repeat(40);
+const HEAD = "b".repeat(40);
+
+function result(over: Partial<Result> = {}): Result {
+  return {
+    base: BASE,
+    head: HEAD,
+    agent: "command",
+    agentExitCode: 0,
+    timedOut: false,
+    leftovers: false,
+    truncated: [],
+    warnings: [],
+    ...over,
+  };
+}
+
+/** The details of a terminal input, or an empty object. */
+function details(end: TerminalInput): Record<string, unknown> {
+  return end.details ?? {};
+}
+
+function facts(over: Partial<EndFacts> = {}): EndFacts {
+  return {
+    base: BASE,
+    stop: undefined,
+    results: {
+      kind: "received",
+      result: result(),
+      bundle: { kind: "verified", head: HEAD, commits: 2 },
+    },
+    exit: { code: 0, signal: null, outOfMemory: false },
+    timeoutSeconds: undefined,
+    attempt: 1,
+    sandbox: "bwrap",
+    ...over,
+  };
+}
+
+test("a run whose claims the host verified succeeds, with the verified head", () => {
+  const end = decideEnd(facts());
+  assert.equal(end.state, "succeeded");
+  assert.equal(end.stoppedBy, undefined);
+  assert.equal(details(end).head, HEAD);
+  assert.equal(details(end).changes, true);
+  assert.match(end.summary ?? "", /2 commits/);
+});
+
+test("a run without changes succeeds with the base as its head", () => {
+  const end = decideEnd(
+    facts({
+      results: { kind: "received", result: result({ head: BASE }), bundle: { kind: "none" } },
+    }),
+  );
+  assert.equal(end.state, "succeeded");
+  assert.equal(details(end).head, BASE);
+  assert.equal(details(end).changes, false);
+  assert.equal(end.summary, "no changes");
+});
+
+test("a cancel request wins over everything the sandbox sent", () => {
+  const end = decideEnd(facts({ stop: "cancel" }));
+  assert.equal(end.state, "cancelled");
+  assert.equal(end.stoppedBy, undefined);
+});
+
+test("a stop at the deadline is failed, stopped by the deadline", () => {
+  const end = decideEnd(facts({ stop: "deadline" }));
+  assert.equal(end.state, "failed");
+  assert.equal(end.stoppedBy, "deadline");
+});
+
+test("a stop at the host's limit is failed, stopped by host_timeout", () => {
+  const end = decideEnd(facts({ stop: "host_timeout" }));
+  assert.equal(end.state, "failed");
+  assert.equal(end.stoppedBy, "host_timeout");
+});
+
+test("an agent that ran out its timeout is failed, stopped by host_timeout", () => {
+  const end = decideEnd(
+    facts({
+      timeoutSeconds: 5,
+      results: {
+        kind: "received",
+        result: result({ timedOut: true, agentExitCode: 143 }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.equal(end.stoppedBy, "host_timeout");
+  assert.match(end.error ?? "", /timeout of 5 s/);
+});
+
+test("refused results fail the task with the refusal as its error", () => {
+  const end = decideEnd(facts({ results: { kind: "refused", error: "bad tar" } }));
+  assert.equal(end.state, "failed");
+  assert.equal(end.error, "bad tar");
+  assert.equal(details(end).head, undefined);
+});
+
+test("a result that claims another base fails, whatever else it says", () => {
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ base: "c".repeat(40) }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.match(end.error ?? "", /started from c{40}, but warden sent a{40}/);
+});
+
+test("a result whose head is not the bundle's fails", () => {
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ head: "d".repeat(40) }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.match(end.error ?? "", /changes\.bundle holds b{40}/);
+});
+
+test("a result that claims a new head without a bundle fails, and names no head", () => {
+  const end = decideEnd(
+    facts({ results: { kind: "received", result: result(), bundle: { kind: "none" } } }),
+  );
+  assert.equal(end.state, "failed");
+  assert.match(end.error ?? "", /sent no changes\.bundle/);
+  assert.equal(details(end).head, undefined);
+});
+
+test("a refused bundle fails the task and is not offered for fetch", () => {
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result(),
+        bundle: {
+          kind: "refused",
+          error: "changes.bundle was refused: it carries refs/heads/main",
+        },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.equal(details(end).changes, undefined);
+  assert.match(end.error ?? "", /refs\/heads\/main/);
+});
+
+test("the sandbox's own error is cleaned and cut before it is recorded", () => {
+  const hostile = "boom\u001b[2J\u202e" + "x".repeat(10_000);
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ error: hostile }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point.
+  assert.doesNotMatch(end.error ?? "", /[\u001b\u202e]/);
+  assert.ok(Buffer.byteLength(end.error ?? "") < 2200);
+  assert.match(end.error ?? "", /\[cut\]$/);
+});
+
+test("an agent that exited non-zero fails the task, its verified work still named", () => {
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ agentExitCode: 2 }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.equal(end.error, "the agent exited with code 2");
+  assert.equal(details(end).head, HEAD);
+  assert.equal(details(end).changes, true);
+});
+
+test("an agent that never ran, a sandbox out of memory and a failed runner all fail", () => {
+  const never = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ agentExitCode: undefined, head: BASE }),
+        bundle: { kind: "none" },
+      },
+    }),
+  );
+  assert.equal(never.error, "the agent never ran");
+  const oom = decideEnd(facts({ exit: { code: 137, signal: null, outOfMemory: true } }));
+  assert.equal(oom.error, "the sandbox ran out of memory");
+  const runner = decideEnd(facts({ exit: { code: 1, signal: null, outOfMemory: false } }));
+  assert.equal(runner.error, "the runner exited with code 1");
+});
+
+test("the agent's own summary is used when its last line carries one, cleaned", () => {
+  const end = decideEnd(
+    facts({
+      results: {
+        kind: "received",
+        result: result({ agentResult: { result: "fixed the bug\u0007" } }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.summary, "fixed the bug?");
+});
