@@ -19,12 +19,15 @@ import {
   tempDir,
   type EchoServer,
 } from "./localPeers.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 const run = promisify(execFile);
 
-const curlMissing = await run("curl", ["--version"]).then(
-  () => false as const,
-  () => "curl is not installed",
+const curlMissing = skipWhen(
+  await run("curl", ["--version"]).then(
+    () => false as const,
+    () => "curl is not installed",
+  ),
 );
 
 describe("the CONNECT proxy, reached through forwardPorts and its unix socket", () => {

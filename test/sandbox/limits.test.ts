@@ -12,13 +12,14 @@ import {
   request,
   type TaskDirs,
 } from "./sandboxFixture.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 const MiB = 1024 * 1024;
 const cgroups = await probeCgroupHost();
 
 function skipUnless(site: { ok: true } | { ok: false; why: string }): string | false {
   if (NEEDS_BWRAP !== false) return NEEDS_BWRAP;
-  return site.ok ? false : `cgroups cannot bound sandboxes on this host: ${site.why}`;
+  return skipWhen(site.ok ? false : `cgroups cannot bound sandboxes on this host: ${site.why}`);
 }
 
 describe("limits on a bwrap sandbox", () => {

@@ -13,6 +13,7 @@ import {
   request,
   type TaskDirs,
 } from "./sandboxFixture.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 const ROOT = findPackageRoot() ?? "/nonexistent";
 const GUEST = join(ROOT, "dist", "guest", "main.js");
@@ -48,7 +49,9 @@ describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
 
   test(
     "the built runner starts inside and answers --help",
-    { skip: existsSync(GUEST) ? false : "dist/guest/main.js is not built: npm run build" },
+    {
+      skip: skipWhen(existsSync(GUEST) ? false : "dist/guest/main.js is not built: npm run build"),
+    },
     async () => {
       const run = await finish(
         await backend.start(

@@ -5,13 +5,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findProgram } from "../../src/sandbox/bwrapHost.js";
 import type { RunningSandbox, SandboxExit, SandboxRequest } from "../../src/sandbox/index.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const PROBE = join(FIXTURES, "probe.js");
 
 /** The skip reason of every test that needs bubblewrap, or false when it is here. */
-export const NEEDS_BWRAP: string | false =
-  findProgram("bwrap") === null ? "bubblewrap is not installed: apt-get install bubblewrap" : false;
+export const NEEDS_BWRAP: string | false = skipWhen(
+  findProgram("bwrap") === null ? "bubblewrap is not installed: apt-get install bubblewrap" : false,
+);
 
 export interface TaskDirs {
   root: string;
