@@ -195,7 +195,7 @@ export class CodexStreamReader implements StreamReader {
   }
 
   private itemCompleted(item: CodexItem): AgentEvent[] {
-    switch (item.type) {
+    switch (item.type ?? "") {
       case "agent_message":
       case "plan": {
         if (item.text === undefined || item.text.trim() === "") return [];

@@ -8,12 +8,21 @@ import { CODEX_LIMITS } from "./codexLimits.js";
 /** The mark a cut text ends with, so nobody takes it for the whole. */
 const CUT_MARK = " …";
 
+/** Text looked at for a summary line: ample for one line, so a huge value costs no more. */
+const SUMMARY_SOURCE_BYTES = 4 * AGENT_EVENT_LIMITS.summaryBytes;
+
 /** The first non-blank line of `value`, cleaned and cut to a summary; "…" when more was there. */
 export function summaryLine(value: string): string {
-  const lines = value.split("\n").filter((l) => l.trim() !== "");
-  const first = (lines[0] ?? "").trim();
-  const { text, cut } = cutText(cleanLine(first), AGENT_EVENT_LIMITS.summaryBytes - 4);
-  return cut || lines.length > 1 ? `${text.trimEnd()}${CUT_MARK}` : text;
+  const start = value.search(/\S/u);
+  if (start === -1) return "";
+  let end = value.indexOf("\n", start);
+  if (end === -1) end = value.length;
+  const rest = /\S/gu;
+  rest.lastIndex = end;
+  const more = rest.test(value);
+  const source = cutText(value.slice(start, end).trim(), SUMMARY_SOURCE_BYTES);
+  const line = cutText(cleanLine(source.text), AGENT_EVENT_LIMITS.summaryBytes - 4);
+  return line.cut || source.cut || more ? `${line.text.trimEnd()}${CUT_MARK}` : line.text;
 }
 
 /** A long text (an answer, an error) cut to what one event may carry, marked when cut. */
@@ -24,13 +33,15 @@ export function cutMessage(value: string): string {
 
 /** A name for an event: cleaned, cut, never empty. */
 export function eventName(value: string): string {
-  const name = cutText(cleanLine(value), CODEX_LIMITS.toolNameBytes).text;
+  // Cut before cleaning too, so a huge name costs no more than a short one.
+  const source = cutText(value, 4 * CODEX_LIMITS.toolNameBytes).text;
+  const name = cutText(cleanLine(source), CODEX_LIMITS.toolNameBytes).text;
   return name === "" ? "?" : name;
 }
 
 /** The tool name warden shows for a Codex tool item, or undefined for an item that is no tool. */
 export function codexToolName(item: CodexItem): string | undefined {
-  switch (item.type) {
+  switch (item.type ?? "") {
     case "command_execution":
       return "shell";
     case "file_change":
@@ -68,7 +79,7 @@ function argumentsLine(value: unknown): string {
 
 /** One line that says what a Codex tool item does. */
 export function summarizeCodexInput(item: CodexItem): string {
-  switch (item.type) {
+  switch (item.type ?? "") {
     case "command_execution":
       return summaryLine(item.command ?? "");
     case "file_change":
@@ -86,7 +97,7 @@ export function summarizeCodexInput(item: CodexItem): string {
 
 /** Whether a completed Codex tool item succeeded. */
 export function codexToolOk(item: CodexItem): boolean {
-  switch (item.type) {
+  switch (item.type ?? "") {
     case "command_execution":
       return item.status === "completed" && (item.exit_code ?? 0) === 0;
     case "mcp_tool_call":
@@ -102,7 +113,7 @@ export function codexToolOk(item: CodexItem): boolean {
 /** One line of what a completed Codex tool item gave back, if it says anything. */
 export function summarizeCodexResult(item: CodexItem): string | undefined {
   let value = "";
-  switch (item.type) {
+  switch (item.type ?? "") {
     case "command_execution": {
       const output = item.aggregated_output ?? "";
       if (output.trim() !== "") value = output;

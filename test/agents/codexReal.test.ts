@@ -1,0 +1,258 @@
+// The codex adapter against the real Codex CLI, talking to a scripted Responses API on
+// 127.0.0.1 through a model provider of warden's (as the API relay would be). Codex is not a
+// dependency of warden: the test runs when WARDEN_TEST_CODEX_BIN names its program (npm
+// package @openai/codex 0.171.x, no install scripts needed; see docs/agents-codex-gemini.md).
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { constants, tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, test } from "node:test";
+import type { AgentLaunch } from "../../src/agents/adapter.js";
+import type { AgentEvent } from "../../src/agents/agentEvent.js";
+import {
+  CodexLedger,
+  codexLaunch,
+  codexOutcome,
+  codexStreamReader,
+  type CodexOutcome,
+  type CodexTask,
+} from "../../src/agents/codex.js";
+import { startScriptedOpenAI, type ScriptedResponse } from "../support/scriptedOpenAI.js";
+
+const BIN = process.env.WARDEN_TEST_CODEX_BIN?.trim() ?? "";
+const PROGRAM = BIN === "" ? "" : resolve(BIN);
+const skip =
+  BIN === ""
+    ? "set WARDEN_TEST_CODEX_BIN to a Codex CLI 0.171 program (npm i --ignore-scripts @openai/codex@0.171.0)"
+    : !existsSync(PROGRAM)
+      ? `WARDEN_TEST_CODEX_BIN names no file: ${PROGRAM}`
+      : false;
+
+/** The key the sandbox would hold: a placeholder the relay swaps for the real one. */
+const PLACEHOLDER_KEY = "sk-warden-placeholder-codex-test";
+const KEY_VARIABLE = "WARDEN_TEST_OPENAI_KEY";
+
+/** How long one Codex run may take here before the test gives up on it. */
+const RUN_TIMEOUT_MS = 60_000;
+
+let scratch = "";
+before(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "warden-codex-real-"));
+});
+after(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly events: AgentEvent[];
+  readonly outcome: CodexOutcome;
+  readonly stderr: string;
+}
+
+/** Runs one launch plan as the runner would: its argv, its env, its stdin, stdout read live. */
+async function run(launch: AgentLaunch, cwd: string, home: string, ledger: CodexLedger) {
+  const [program, ...args] = launch.argv;
+  const child = spawn(program, args, {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: home,
+      LANG: "C.UTF-8",
+      [KEY_VARIABLE]: PLACEHOLDER_KEY,
+      ...launch.env,
+    },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    if (stderr.length < 64 * 1024) stderr += chunk;
+  });
+  child.stdin.end(launch.stdin);
+  const reader = codexStreamReader(ledger);
+  const events: AgentEvent[] = [];
+  let lastLine: Record<string, unknown> | undefined;
+  for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
+    events.push(...reader.line(line));
+    try {
+      const parsed = JSON.parse(line) as unknown;
+      lastLine =
+        typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+          ? (parsed as Record<string, unknown>)
+          : undefined;
+    } catch {
+      lastLine = undefined;
+    }
+  }
+  events.push(...reader.end());
+  const exitCode = await new Promise<number>((done) => {
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      done(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
+    };
+    if (child.exitCode !== null) done(child.exitCode);
+    else child.once("exit", finish);
+  });
+  clearTimeout(timer);
+  const results = events.filter((e) => e.type === "result");
+  const outcome = codexOutcome({ exitCode, lastLine }, results.at(-1));
+  return { events, outcome, stderr } satisfies Run;
+}
+
+async function workspace(name: string): Promise<{ cwd: string; home: string }> {
+  const cwd = join(scratch, name, "work");
+  const home = join(scratch, name, "home");
+  await mkdir(cwd, { recursive: true });
+  await mkdir(home, { recursive: true });
+  return { cwd, home };
+}
+
+function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
+  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+}
+
+/** The user texts Codex sent the model in one request. */
+function userTexts(body: unknown): string[] {
+  const input = (body as { input?: unknown } | undefined)?.input;
+  if (!Array.isArray(input)) return [];
+  const texts: string[] = [];
+  for (const item of input as { role?: unknown; content?: unknown }[]) {
+    if (item.role !== "user" || !Array.isArray(item.content)) continue;
+    for (const part of item.content as { text?: unknown }[]) {
+      if (typeof part.text === "string") texts.push(part.text);
+    }
+  }
+  return texts;
+}
+
+function task(api: string, rest: Partial<CodexTask> & { prompt: string }): CodexTask {
+  return {
+    model: "gpt-5-codex",
+    agentProgram: PROGRAM,
+    api: { baseUrl: api, keyVariable: KEY_VARIABLE },
+    ...rest,
+  };
+}
+
+describe("the codex adapter with the real Codex CLI", { skip }, () => {
+  test("a task whose model runs a command writes the file and reads as warden's events", async () => {
+    const script: ScriptedResponse[] = [
+      { kind: "command", cmd: "echo hello > out.txt && cat out.txt" },
+      { kind: "text", text: "Done. Wrote out.txt." },
+    ];
+    const api = await startScriptedOpenAI(script);
+    try {
+      const { cwd, home } = await workspace("command");
+      const ledger = new CodexLedger();
+      const { events, outcome, stderr } = await run(
+        codexLaunch(task(api.url, { prompt: "create out.txt" })),
+        cwd,
+        home,
+        ledger,
+      );
+      assert.equal(outcome.result.ok, true, `${JSON.stringify(outcome)}\n${stderr}`);
+      assert.equal(outcome.result.message, "Done. Wrote out.txt.");
+      assert.equal(await readFile(join(cwd, "out.txt"), "utf8"), "hello\n");
+      const [use] = ofType(events, "tool_use");
+      assert.ok(use !== undefined);
+      assert.equal(use.name, "shell");
+      assert.match(use.summary, /echo hello > out\.txt/);
+      assert.deepEqual(
+        ofType(events, "tool_result").map((r) => [r.ok, r.summary]),
+        [[true, "hello"]],
+      );
+      assert.deepEqual(ofType(events, "usage"), [
+        { type: "usage", inputTokens: 200, outputTokens: 40 },
+      ]);
+      for (const request of api.requests) {
+        assert.equal(request.headers.authorization, `Bearer ${PLACEHOLDER_KEY}`);
+      }
+      assert.deepEqual(userTexts(api.responseBodies()[0]).at(-1), "create out.txt");
+    } finally {
+      await api.close();
+    }
+  });
+
+  test("a further message resumes the session, and usage adds up across the runs", async () => {
+    const api = await startScriptedOpenAI([
+      { kind: "text", text: "First answer.", usage: { inputTokens: 300, outputTokens: 30 } },
+      { kind: "text", text: "Second answer.", usage: { inputTokens: 500, outputTokens: 50 } },
+    ]);
+    try {
+      const { cwd, home } = await workspace("resume");
+      const ledger = new CodexLedger();
+      const first = await run(
+        codexLaunch(task(api.url, { prompt: "first message" })),
+        cwd,
+        home,
+        ledger,
+      );
+      const [session] = ofType(first.events, "session");
+      assert.ok(session?.sessionId !== undefined, first.stderr);
+      const second = await run(
+        codexLaunch(
+          task(api.url, {
+            prompt: "first message",
+            resume: { sessionId: session.sessionId, message: "--second message" },
+          }),
+        ),
+        cwd,
+        home,
+        ledger,
+      );
+      assert.equal(second.outcome.result.ok, true, second.stderr);
+      assert.equal(second.outcome.result.message, "Second answer.");
+      assert.equal(second.outcome.result.turns, 2);
+      // The resumed request carries the first exchange and then the new message, as text.
+      const texts = userTexts(api.responseBodies()[1]);
+      assert.ok(texts.includes("first message"), JSON.stringify(texts));
+      assert.equal(texts.at(-1), "--second message");
+      assert.deepEqual(ofType(second.events, "usage"), [
+        { type: "usage", inputTokens: 800, outputTokens: 80 },
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test("an API error ends the run failed, exit 1, with the API's message", async () => {
+    const api = await startScriptedOpenAI([
+      { kind: "error", status: 400, message: "the scripted API says no" },
+    ]);
+    try {
+      const { cwd, home } = await workspace("error");
+      const { outcome } = await run(
+        codexLaunch(task(api.url, { prompt: "do it" })),
+        cwd,
+        home,
+        new CodexLedger(),
+      );
+      assert.equal(outcome.result.ok, false);
+      assert.match(outcome.result.message ?? "", /the scripted API says no/);
+      assert.equal(outcome.madeUp, false);
+      assert.equal((outcome.agentResult as { type?: unknown }).type, "turn.failed");
+    } finally {
+      await api.close();
+    }
+  });
+
+  test("a prompt that looks like an option reaches the model as text", async () => {
+    const api = await startScriptedOpenAI([{ kind: "text", text: "ok" }]);
+    try {
+      const { cwd, home } = await workspace("dash");
+      const { outcome } = await run(
+        codexLaunch(task(api.url, { prompt: "--version -h" })),
+        cwd,
+        home,
+        new CodexLedger(),
+      );
+      assert.equal(outcome.result.ok, true);
+      assert.equal(userTexts(api.responseBodies()[0]).at(-1), "--version -h");
+      assert.ok(isAbsolute(PROGRAM));
+    } finally {
+      await api.close();
+    }
+  });
+});

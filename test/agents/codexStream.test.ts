@@ -1,0 +1,483 @@
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { describe, test } from "node:test";
+import { AGENT_EVENT_LIMITS, type AgentEvent } from "../../src/agents/agentEvent.js";
+import { CodexLedger, CodexStreamReader, codexStreamReader } from "../../src/agents/codex.js";
+
+/** Streams of Codex CLI 0.171: the shared captures, and more captured the same way. */
+/** Characters a terminal acts on: C0 and C1 controls, bidi overrides, line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202e\u2028]/u;
+
+function fixturePath(name: string): string {
+  return fileURLToPath(new URL(`fixtures/codex-${name}.jsonl`, import.meta.url));
+}
+
+function fixture(name: string): string[] {
+  return readFileSync(fixturePath(name), "utf8").split("\n");
+}
+
+function read(lines: readonly string[], reader = codexStreamReader()): AgentEvent[] {
+  return [...lines.flatMap((line) => reader.line(line)), ...reader.end()];
+}
+
+function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
+  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+}
+
+describe("the Codex stream reader on real streams", () => {
+  test("a run that only answers reads as session, one turn, its text, usage and result", () => {
+    assert.deepEqual(read(fixture("exec-1")), [
+      { type: "session", sessionId: "01a228a1-31c2-7c62-aa1f-28f61e8e59f3" },
+      { type: "turn_started", turn: 1 },
+      { type: "assistant_text", text: "Done. Wrote out.txt.", cut: false },
+      { type: "turn_ended", turn: 1 },
+      { type: "usage", inputTokens: 240, outputTokens: 60 },
+      { type: "result", ok: true, turns: 1, message: "Done. Wrote out.txt." },
+    ]);
+  });
+
+  test("a run with a command reads the command as a shell tool call and its output as its result", () => {
+    assert.deepEqual(read(fixture("exec-2")), [
+      { type: "session", sessionId: "01a228a1-43a2-7e10-9d3b-84465a05046f" },
+      { type: "turn_started", turn: 1 },
+      {
+        type: "tool_use",
+        id: "item_0",
+        name: "shell",
+        summary: "/bin/bash -lc 'echo hello > out.txt && cat out.txt'",
+      },
+      { type: "tool_result", id: "item_0", ok: true, summary: "hello" },
+      { type: "assistant_text", text: "Done. Wrote out.txt.", cut: false },
+      { type: "turn_ended", turn: 1 },
+      { type: "usage", inputTokens: 240, outputTokens: 60 },
+      { type: "result", ok: true, turns: 1, message: "Done. Wrote out.txt." },
+    ]);
+  });
+
+  test("Codex's warning items (unknown model metadata) are not turned into events", () => {
+    const events = read(fixture("exec-tool"));
+    assert.deepEqual(
+      events.map((e) => e.type),
+      [
+        "session",
+        "turn_started",
+        "tool_use",
+        "tool_result",
+        "assistant_text",
+        "turn_ended",
+        "usage",
+        "result",
+      ],
+    );
+  });
+
+  test("an API error fails the turn with the API's message", () => {
+    const events = read(fixture("exec-400"));
+    assert.deepEqual(ofType(events, "result"), [
+      {
+        type: "result",
+        ok: false,
+        turns: 1,
+        message:
+          '{"error":{"message":"bad request from scripted","type":"invalid_request_error","code":400,"status":"INVALID_ARGUMENT"}}',
+      },
+    ]);
+    assert.equal(ofType(events, "retry").length, 0);
+  });
+
+  test("each reconnection reads as a retry with its attempt, and the last error fails the turn", () => {
+    const events = read(fixture("exec-500"));
+    const retries = ofType(events, "retry");
+    assert.deepEqual(
+      retries.map((r) => r.attempt),
+      [1, 2, 3, 4, 5],
+    );
+    assert.deepEqual(retries[0], {
+      type: "retry",
+      attempt: 1,
+      message: "We’re currently experiencing high demand, which may cause temporary errors.",
+    });
+    const [result] = ofType(events, "result");
+    assert.ok(result !== undefined && !result.ok);
+    assert.match(result.message ?? "", /high demand/);
+  });
+
+  test("a retry that quotes an HTTP status carries it", () => {
+    const [retry] = codexStreamReader().line(
+      JSON.stringify({
+        type: "error",
+        message:
+          "Reconnecting... 2/5 (unexpected status 404 Not Found: not here, url: http://127.0.0.1:9/v1/responses)",
+      }),
+    );
+    assert.deepEqual(retry, {
+      type: "retry",
+      attempt: 2,
+      status: 404,
+      message: "unexpected status 404 Not Found: not here, url: http://127.0.0.1:9/v1/responses",
+    });
+  });
+
+  test("a retry without a number (waiting for network) is numbered by the reader", () => {
+    const reader = codexStreamReader();
+    const waiting = JSON.stringify({
+      type: "error",
+      message: "Reconnecting... waiting for network (Connection failed: error sending request)",
+    });
+    assert.deepEqual(
+      [...reader.line(waiting), ...reader.line(waiting)].map(
+        (e) => e.type === "retry" && e.attempt,
+      ),
+      [1, 2],
+    );
+  });
+});
+
+describe("Codex usage and turns across resumes", () => {
+  test("two runs of two threads add their usage and number their turns on", () => {
+    const ledger = new CodexLedger();
+    const first = read(fixture("exec-1"), codexStreamReader(ledger));
+    const second = read(fixture("exec-2"), codexStreamReader(ledger));
+    assert.deepEqual(ofType(first, "usage"), [
+      { type: "usage", inputTokens: 240, outputTokens: 60 },
+    ]);
+    assert.deepEqual(ofType(second, "usage"), [
+      { type: "usage", inputTokens: 480, outputTokens: 120 },
+    ]);
+    assert.deepEqual(ofType(second, "turn_started"), [{ type: "turn_started", turn: 2 }]);
+    assert.equal(ofType(second, "result")[0]?.turns, 2);
+    assert.deepEqual(ledger.tokens, { inputTokens: 480, outputTokens: 120 });
+  });
+
+  test("a resumed thread's running total counts only what the resume added", () => {
+    // Real: a run with a command (two model calls, 480 tokens in), then a resume of its thread
+    // (one call of 240), which Codex reports as the thread's total of 720.
+    const ledger = new CodexLedger();
+    read(fixture("exec-tool"), codexStreamReader(ledger));
+    const resumed = read(fixture("exec-resume"), codexStreamReader(ledger));
+    assert.deepEqual(ofType(resumed, "usage"), [
+      { type: "usage", inputTokens: 720, outputTokens: 180 },
+    ]);
+    assert.deepEqual(ofType(resumed, "session"), [
+      { type: "session", sessionId: "01a22903-34e3-76f2-b511-b97e447c3c07" },
+    ]);
+  });
+
+  test("a resumed thread whose total started again counts whole, so usage never shrinks", () => {
+    const ledger = new CodexLedger();
+    const line = (input: number, output: number) =>
+      JSON.stringify({
+        type: "turn.completed",
+        usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: output },
+      });
+    const thread = JSON.stringify({ type: "thread.started", thread_id: "t-1" });
+    const totals = [
+      [thread, '{"type":"turn.started"}', line(100, 10)],
+      [thread, '{"type":"turn.started"}', line(300, 30)],
+      [thread, '{"type":"turn.started"}', line(50, 5)],
+    ].map((run) => ofType(read(run, codexStreamReader(ledger)), "usage")[0]);
+    assert.deepEqual(
+      totals.map((u) => [u?.inputTokens, u?.outputTokens]),
+      [
+        [100, 10],
+        [300, 30],
+        [350, 35],
+      ],
+    );
+    assert.equal(ledger.turns, 3);
+  });
+});
+
+describe("the Codex stream reader on items the captures do not have", () => {
+  const item = (type: string, item: Record<string, unknown>) =>
+    JSON.stringify({ type, item: { id: "item_9", ...item } });
+
+  test("a file change, reported only when done, reads as a call and its result", () => {
+    const events = read([
+      item("item.completed", {
+        type: "file_change",
+        changes: [
+          { path: "src/a.ts", kind: "update" },
+          { path: "b.ts", kind: "add" },
+        ],
+        status: "completed",
+      }),
+    ]);
+    assert.deepEqual(events, [
+      { type: "tool_use", id: "item_9", name: "file_change", summary: "update src/a.ts, add b.ts" },
+      { type: "tool_result", id: "item_9", ok: true },
+    ]);
+  });
+
+  test("an MCP call reads with its server and tool, and its error makes the result fail", () => {
+    const events = read([
+      item("item.started", {
+        type: "mcp_tool_call",
+        server: "docs",
+        tool: "search",
+        arguments: { q: "x" },
+        status: "in_progress",
+      }),
+      item("item.completed", {
+        type: "mcp_tool_call",
+        server: "docs",
+        tool: "search",
+        arguments: { q: "x" },
+        error: { message: "server gone" },
+        status: "failed",
+      }),
+    ]);
+    assert.deepEqual(events, [
+      { type: "tool_use", id: "item_9", name: "docs.search", summary: '{"q":"x"}' },
+      { type: "tool_result", id: "item_9", ok: false, summary: "server gone" },
+    ]);
+  });
+
+  test("a web search reads as a call with its query", () => {
+    const events = read([
+      item("item.started", { type: "web_search", query: "node streams" }),
+      item("item.completed", { type: "web_search", query: "node streams" }),
+    ]);
+    assert.deepEqual(events, [
+      { type: "tool_use", id: "item_9", name: "web_search", summary: "node streams" },
+      { type: "tool_result", id: "item_9", ok: true },
+    ]);
+  });
+
+  test("a failing command's result fails and says its exit code when it printed nothing", () => {
+    const events = read([
+      item("item.completed", {
+        type: "command_execution",
+        command: "false",
+        aggregated_output: "",
+        exit_code: 1,
+        status: "failed",
+      }),
+    ]);
+    assert.deepEqual(events.at(-1), {
+      type: "tool_result",
+      id: "item_9",
+      ok: false,
+      summary: "exit 1",
+    });
+  });
+
+  test("a declined command reads as a permission denial", () => {
+    const events = read([
+      item("item.completed", {
+        type: "command_execution",
+        command: "rm -rf /",
+        aggregated_output: "",
+        exit_code: null,
+        status: "declined",
+      }),
+    ]);
+    assert.deepEqual(ofType(events, "permission_denied"), [
+      { type: "permission_denied", tool: "shell", summary: "rm -rf /" },
+    ]);
+    assert.equal(ofType(events, "tool_result")[0]?.ok, false);
+  });
+
+  test("reasoning, to-do lists, updates and unknown kinds say nothing", () => {
+    const events = read([
+      item("item.completed", { type: "reasoning", text: "thinking" }),
+      item("item.started", { type: "todo_list", items: [{ text: "a", completed: false }] }),
+      item("item.updated", { type: "todo_list", items: [{ text: "a", completed: true }] }),
+      JSON.stringify({ type: "item.plan.delta", item_id: "x", delta: "y" }),
+      JSON.stringify({ type: "request_user_input", id: "t", call_id: "c", questions: [] }),
+      JSON.stringify({ type: "thread.exploded" }),
+    ]);
+    assert.deepEqual(events, []);
+  });
+
+  test("a plan stands in for the answer when the turn has no message", () => {
+    const events = read([
+      '{"type":"turn.started"}',
+      item("item.completed", { type: "plan", text: "1. do it" }),
+      '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+    ]);
+    assert.equal(ofType(events, "result")[0]?.message, "1. do it");
+  });
+
+  test("a stream that stops after an error, with no turn.failed, still ends in a failed result", () => {
+    const events = read([
+      '{"type":"turn.started"}',
+      JSON.stringify({ type: "error", message: "stream disconnected" }),
+    ]);
+    assert.deepEqual(events.slice(1), [
+      { type: "turn_ended", turn: 1 },
+      { type: "result", ok: false, turns: 1, message: "stream disconnected" },
+    ]);
+  });
+
+  test("a stream that just stops closes its turn and leaves the result to the outcome", () => {
+    const events = read(['{"type":"turn.started"}']);
+    assert.deepEqual(events, [
+      { type: "turn_started", turn: 1 },
+      { type: "turn_ended", turn: 1 },
+    ]);
+  });
+});
+
+describe("the Codex stream reader on hostile streams", () => {
+  test("garbage, unknown kinds and wrong field types never throw and are counted or ignored", () => {
+    const reader = new CodexStreamReader();
+    const lines = [
+      "",
+      "not json",
+      "[1,2,3]",
+      "null",
+      "42",
+      '"string"',
+      "{",
+      '{"type":7}',
+      '{"no":"type"}',
+      '{"type":"thread.started","thread_id":["x"]}',
+      '{"type":"thread.started","thread_id":"--help"}',
+      '{"type":"turn.completed","usage":{"input_tokens":"lots","output_tokens":-5}}',
+      '{"type":"turn.completed","usage":{"input_tokens":1e300,"output_tokens":1.5}}',
+      '{"type":"item.completed","item":"nope"}',
+      '{"type":"item.completed","item":{"type":"agent_message","text":42}}',
+      '{"type":"item.started","item":{"type":"command_execution","command":{"a":1}}}',
+      '{"type":"item.completed","item":{"type":"file_change","changes":"all of them"}}',
+      '{"type":"item.completed","item":{"type":"mcp_tool_call","result":{"content":[1,null,{"text":5}]}}}',
+      '{"type":"turn.failed","error":"boom"}',
+      '{"type":"error","message":null}',
+    ];
+    const events: AgentEvent[] = [];
+    for (const line of lines) events.push(...reader.line(line));
+    events.push(...reader.end());
+    assert.equal(reader.unreadableLines, 8);
+    // A thread id that could pass for an option is never offered for resuming.
+    assert.deepEqual(ofType(events, "session"), [{ type: "session" }, { type: "session" }]);
+    for (const usage of ofType(events, "usage")) {
+      assert.ok(Number.isSafeInteger(usage.inputTokens) && usage.inputTokens >= 0);
+      assert.ok(Number.isSafeInteger(usage.outputTokens) && usage.outputTokens >= 0);
+    }
+    assert.equal(ofType(events, "assistant_text").length, 0);
+  });
+
+  test("a 20 MiB line is skipped without parsing and counted", () => {
+    const reader = new CodexStreamReader();
+    const huge = JSON.stringify({
+      type: "item.completed",
+      item: { type: "agent_message", text: "x".repeat(20 * 1024 * 1024) },
+    });
+    assert.deepEqual(reader.line(huge), []);
+    assert.equal(reader.unreadableLines, 1);
+  });
+
+  test("long texts are cut to their limits and escape sequences stay out of summaries", () => {
+    const escape = "\u001b]0;pwned\u0007\u001b[2J\u202e";
+    const events = read([
+      '{"type":"turn.started"}',
+      JSON.stringify({
+        type: "item.completed",
+        item: { id: "a", type: "agent_message", text: `${escape}${"é".repeat(10_000)}` },
+      }),
+      JSON.stringify({
+        type: "item.started",
+        item: { id: "b", type: "command_execution", command: `${escape}echo ${"y".repeat(5000)}` },
+      }),
+      JSON.stringify({
+        type: "item.completed",
+        item: {
+          id: "b",
+          type: "command_execution",
+          command: "x",
+          aggregated_output: `${escape}\n${"z".repeat(1_000_000)}`,
+          exit_code: 0,
+          status: "completed",
+        },
+      }),
+      JSON.stringify({
+        type: "item.started",
+        item: { id: "c", type: "mcp_tool_call", server: `${escape}s`.repeat(500), tool: "t" },
+      }),
+      JSON.stringify({
+        type: "turn.failed",
+        error: { message: `${escape}${"w".repeat(100_000)}` },
+      }),
+    ]);
+    const [text] = ofType(events, "assistant_text");
+    assert.ok(text !== undefined && text.cut);
+    assert.ok(Buffer.byteLength(text.text) <= AGENT_EVENT_LIMITS.textBytes);
+    for (const e of [...ofType(events, "tool_use"), ...ofType(events, "tool_result")]) {
+      const summary = e.summary ?? "";
+      assert.ok(Buffer.byteLength(summary) <= AGENT_EVENT_LIMITS.summaryBytes, summary);
+      assert.doesNotMatch(summary, UNSAFE);
+    }
+    for (const use of ofType(events, "tool_use")) {
+      assert.ok(Buffer.byteLength(use.name) <= 128);
+      assert.doesNotMatch(use.name, UNSAFE);
+    }
+    const [result] = ofType(events, "result");
+    assert.ok(Buffer.byteLength(result?.message ?? "") <= AGENT_EVENT_LIMITS.textBytes);
+  });
+
+  test("a flood of started items keeps the reader's memory bounded and reads each call once", () => {
+    const reader = new CodexStreamReader();
+    let uses = 0;
+    for (let i = 0; i < 5000; i++) {
+      const started = JSON.stringify({
+        type: "item.started",
+        item: { id: `i${i}`, type: "web_search", query: "q" },
+      });
+      uses += reader.line(started).length;
+    }
+    const done = JSON.stringify({
+      type: "item.completed",
+      item: { id: "i4999", type: "web_search", query: "q" },
+    });
+    assert.equal(uses, 5000);
+    assert.deepEqual(
+      reader.line(done).map((e) => e.type),
+      ["tool_result"],
+    );
+  });
+});
+
+describe("the Codex stream reader on a live process", () => {
+  /** Runs the scripted agent on a capture and reads its stdout a line at a time. */
+  async function replay(name: string, seed: number, ledger?: CodexLedger) {
+    const script = fileURLToPath(new URL("fixtures/replay-stream.js", import.meta.url));
+    const child = spawn(process.execPath, [script, fixturePath(name), "0", String(seed)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const reader = codexStreamReader(ledger);
+    const events: AgentEvent[] = [];
+    for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
+      events.push(...reader.line(line));
+    }
+    events.push(...reader.end());
+    const code = await new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) resolve(child.exitCode);
+      else child.once("exit", resolve);
+    });
+    return { events, code };
+  }
+
+  test("a stream cut into arbitrary chunks reads exactly as the whole file does", async () => {
+    for (const seed of [1, 7, 1234]) {
+      const { events, code } = await replay("exec-2", seed);
+      assert.equal(code, 0);
+      assert.deepEqual(events, read(fixture("exec-2")));
+    }
+  });
+
+  test("two live runs, the second a resume, add up through one ledger", async () => {
+    const ledger = new CodexLedger();
+    await replay("exec-tool", 3, ledger);
+    const { events } = await replay("exec-resume", 5, ledger);
+    assert.deepEqual(ofType(events, "usage"), [
+      { type: "usage", inputTokens: 720, outputTokens: 180 },
+    ]);
+    assert.deepEqual(ofType(events, "result"), [
+      { type: "result", ok: true, turns: 2, message: "Done. Wrote out.txt." },
+    ]);
+  });
+});

@@ -1,0 +1,147 @@
+// A scripted Gemini API on 127.0.0.1, as Gemini CLI talks to GOOGLE_GEMINI_BASE_URL: each POST
+// to /v1beta/models/<model>:streamGenerateContent is answered by the next scripted turn as a
+// server-sent event stream (one chunk with the candidate's parts and the usage), and
+// :generateContent (a side call, such as a routing or summary request) gets a short text without
+// taking a turn. It records every request, headers and JSON body, so a test can assert what the
+// model was shown and with which key. Any other request is answered 404 and recorded.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Token counts for one scripted answer. */
+export interface ScriptedUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** One answer of the model, taken in order by each streamed request. */
+export type ScriptedGeminiTurn =
+  /** Text that ends the model's turn. */
+  | { readonly kind: "text"; readonly text: string; readonly usage?: ScriptedUsage }
+  /** A call of one of Gemini CLI's tools (after an optional sentence); Gemini runs it. */
+  | {
+      readonly kind: "call";
+      readonly name: string;
+      readonly args: Readonly<Record<string, unknown>>;
+      readonly text?: string;
+      readonly usage?: ScriptedUsage;
+    }
+  /** The API refuses the request with this status and an error body. */
+  | { readonly kind: "error"; readonly status: number; readonly message: string };
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body parsed as JSON, when it was JSON. */
+  readonly body: unknown;
+}
+
+export interface ScriptedGemini {
+  /** `http://127.0.0.1:<port>`: the agent's GOOGLE_GEMINI_BASE_URL. */
+  readonly url: string;
+  readonly requests: readonly RecordedRequest[];
+  /** The bodies of the streamed (conversation) requests, in order. */
+  turnBodies(): unknown[];
+  close(): Promise<void>;
+}
+
+/** Bodies larger than this are refused: no test sends more. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };
+
+const STREAMED = ":streamGenerateContent";
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new Error("request body too large");
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function candidate(parts: unknown[], usage: ScriptedUsage) {
+  return {
+    candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    usageMetadata: {
+      promptTokenCount: usage.inputTokens,
+      candidatesTokenCount: usage.outputTokens,
+      totalTokenCount: usage.inputTokens + usage.outputTokens,
+    },
+    modelVersion: "gemini-scripted",
+  };
+}
+
+function answerTurn(response: ServerResponse, turn: ScriptedGeminiTurn | undefined): void {
+  if (turn === undefined || turn.kind === "error") {
+    const status = turn?.status ?? 400;
+    const message = turn?.message ?? "the scripted API has no turn left";
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end(JSON.stringify({ error: { code: status, message, status: "SCRIPTED" } }));
+    return;
+  }
+  const parts: unknown[] = [];
+  if (turn.kind === "text") parts.push({ text: turn.text });
+  else {
+    if (turn.text !== undefined) parts.push({ text: turn.text });
+    parts.push({ functionCall: { name: turn.name, args: turn.args } });
+  }
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  response.write(`data: ${JSON.stringify(candidate(parts, turn.usage ?? DEFAULT_USAGE))}\n\n`);
+  response.end();
+}
+
+/** Starts the server with its script; every streamed request takes the next turn. */
+export async function startScriptedGemini(
+  script: readonly ScriptedGeminiTurn[],
+): Promise<ScriptedGemini> {
+  const requests: RecordedRequest[] = [];
+  let next = 0;
+  const server: Server = createServer((request, response) => {
+    readBody(request).then(
+      (body) => {
+        const path = request.url ?? "";
+        requests.push({ method: request.method ?? "", path, headers: request.headers, body });
+        if (request.method === "POST" && path.includes(STREAMED)) {
+          answerTurn(response, script[next]);
+          next += 1;
+        } else if (request.method === "POST" && path.includes(":generateContent")) {
+          response.writeHead(200, { "content-type": "application/json" });
+          response.end(JSON.stringify(candidate([{ text: "{}" }], DEFAULT_USAGE)));
+        } else if (request.method === "POST" && path.includes(":countTokens")) {
+          response.writeHead(200, { "content-type": "application/json" });
+          response.end(JSON.stringify({ totalTokens: 10 }));
+        } else {
+          response.writeHead(404, { "content-type": "application/json" });
+          response.end("{}");
+        }
+      },
+      () => {
+        response.writeHead(413);
+        response.end();
+      },
+    );
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    turnBodies: () =>
+      requests.filter((r) => r.method === "POST" && r.path.includes(STREAMED)).map((r) => r.body),
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}

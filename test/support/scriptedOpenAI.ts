@@ -1,0 +1,149 @@
+// A scripted OpenAI Responses API on 127.0.0.1, as Codex CLI talks to a custom model provider
+// (`wire_api = "responses"`): each POST to <base>/responses is answered by the next scripted
+// turn as a server-sent event stream (response.created, the output items, response.completed
+// with its usage). It records every request, headers and JSON body, so a test can assert what
+// the model was shown and with which key. Any other request is answered 404 and recorded.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Token counts for one scripted answer. */
+export interface ScriptedUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** One answer of the model, taken in order by each request for a response. */
+export type ScriptedResponse =
+  /** An assistant message that ends the model's turn. */
+  | { readonly kind: "text"; readonly text: string; readonly usage?: ScriptedUsage }
+  /** A call of Codex's `exec_command` tool; Codex runs it and asks again. */
+  | { readonly kind: "command"; readonly cmd: string; readonly usage?: ScriptedUsage }
+  /** The API refuses the request with this status and an error body. */
+  | { readonly kind: "error"; readonly status: number; readonly message: string };
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body parsed as JSON, when it was JSON. */
+  readonly body: unknown;
+}
+
+export interface ScriptedOpenAI {
+  /** `http://127.0.0.1:<port>/v1`: the provider's base_url. */
+  readonly url: string;
+  readonly requests: readonly RecordedRequest[];
+  /** The bodies of the requests for responses, in order. */
+  responseBodies(): unknown[];
+  close(): Promise<void>;
+}
+
+/** Bodies larger than this are refused: no test sends more. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };
+
+async function readBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new Error("request body too large");
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function usageOf(usage: ScriptedUsage) {
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+function answer(response: ServerResponse, turn: ScriptedResponse | undefined, n: number): void {
+  if (turn === undefined || turn.kind === "error") {
+    const status = turn?.status ?? 400;
+    const message = turn?.message ?? "the scripted API has no response left";
+    response.writeHead(status, { "content-type": "application/json" });
+    response.end(JSON.stringify({ error: { message, type: "scripted_error", code: status } }));
+    return;
+  }
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (event: Record<string, unknown> & { type: string }) => {
+    response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  const id = `resp_${n}`;
+  send({ type: "response.created", response: { id } });
+  const item =
+    turn.kind === "text"
+      ? {
+          type: "message",
+          role: "assistant",
+          id: `msg_${n}`,
+          content: [{ type: "output_text", text: turn.text }],
+        }
+      : {
+          type: "function_call",
+          name: "exec_command",
+          arguments: JSON.stringify({ cmd: turn.cmd }),
+          call_id: `call_${n}`,
+        };
+  send({ type: "response.output_item.done", item });
+  send({
+    type: "response.completed",
+    response: { id, usage: usageOf(turn.usage ?? DEFAULT_USAGE) },
+  });
+  response.end();
+}
+
+/** Starts the server with its script; every request for a response takes the next turn. */
+export async function startScriptedOpenAI(
+  script: readonly ScriptedResponse[],
+): Promise<ScriptedOpenAI> {
+  const requests: RecordedRequest[] = [];
+  let next = 0;
+  const server: Server = createServer((request, response) => {
+    readBody(request).then(
+      (body) => {
+        const path = request.url ?? "";
+        requests.push({ method: request.method ?? "", path, headers: request.headers, body });
+        if (request.method === "POST" && path.split("?")[0]?.endsWith("/responses")) {
+          answer(response, script[next], next);
+          next += 1;
+          return;
+        }
+        response.writeHead(404, { "content-type": "application/json" });
+        response.end("{}");
+      },
+      () => {
+        response.writeHead(413);
+        response.end();
+      },
+    );
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    responseBodies: () =>
+      requests
+        .filter((r) => r.method === "POST" && r.path.split("?")[0]?.endsWith("/responses"))
+        .map((r) => r.body),
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
