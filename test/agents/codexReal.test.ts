@@ -1,8 +1,8 @@
 // The codex adapter against the real Codex CLI, talking to a scripted Responses API on
-// 127.0.0.1 through a model provider of warden's (as the API relay would be). Codex is not a
-// dependency of warden: the test runs when WARDEN_TEST_CODEX_BIN names its program (npm
-// package @openai/codex 0.171.x, no install scripts needed; see docs/agents-codex-gemini.md).
+// 127.0.0.1 through a model provider of warden's (as the API relay would be). Codex is a
+// dev dependency of warden, pinned; WARDEN_TEST_CODEX_BIN may name another build of it.
 import { strict as assert } from "node:assert";
+import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -21,15 +21,16 @@ import {
   type CodexTask,
 } from "../../src/agents/codex.js";
 import { startScriptedOpenAI, type ScriptedResponse } from "../support/scriptedOpenAI.js";
+import { skipWhen } from "../support/skipWhen.js";
 
-const BIN = process.env.WARDEN_TEST_CODEX_BIN?.trim() ?? "";
-const PROGRAM = BIN === "" ? "" : resolve(BIN);
-const skip =
-  BIN === ""
-    ? "set WARDEN_TEST_CODEX_BIN to a Codex CLI 0.171 program (npm i --ignore-scripts @openai/codex@0.171.0)"
-    : !existsSync(PROGRAM)
-      ? `WARDEN_TEST_CODEX_BIN names no file: ${PROGRAM}`
-      : false;
+/** The pinned dev dependency, unless WARDEN_TEST_CODEX_BIN names another build of the CLI. */
+const BIN =
+  process.env.WARDEN_TEST_CODEX_BIN?.trim() ||
+  fileURLToPath(new URL("../../node_modules/.bin/codex", import.meta.url));
+const PROGRAM = resolve(BIN);
+const skip = skipWhen(
+  existsSync(PROGRAM) ? false : `no codex program at ${PROGRAM}: npm ci installs @openai/codex`,
+);
 
 /** The key the sandbox would hold: a placeholder the relay swaps for the real one. */
 const PLACEHOLDER_KEY = "sk-warden-placeholder-codex-test";

@@ -1,9 +1,8 @@
 // The gemini adapter against the real Gemini CLI, talking to a scripted Gemini API on
-// 127.0.0.1 through GOOGLE_GEMINI_BASE_URL (as the API relay would be). Gemini CLI is not a
-// dependency of warden: the test runs when WARDEN_TEST_GEMINI_BIN names its program (npm
-// package @google/gemini-cli 0.61.x, installed with --ignore-scripts; see
-// docs/agents-codex-gemini.md).
+// 127.0.0.1 through GOOGLE_GEMINI_BASE_URL (as the API relay would be). Gemini CLI is a
+// dev dependency of warden, pinned; WARDEN_TEST_GEMINI_BIN may name another build of it.
 import { strict as assert } from "node:assert";
+import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -24,15 +23,18 @@ import {
   type GeminiTask,
 } from "../../src/agents/gemini.js";
 import { startScriptedGemini, type ScriptedGeminiTurn } from "../support/scriptedGemini.js";
+import { skipWhen } from "../support/skipWhen.js";
 
-const BIN = process.env.WARDEN_TEST_GEMINI_BIN?.trim() ?? "";
-const PROGRAM = BIN === "" ? "" : resolve(BIN);
-const skip =
-  BIN === ""
-    ? "set WARDEN_TEST_GEMINI_BIN to a Gemini CLI 0.61 program (npm i --ignore-scripts @google/gemini-cli@0.61.0)"
-    : !existsSync(PROGRAM)
-      ? `WARDEN_TEST_GEMINI_BIN names no file: ${PROGRAM}`
-      : false;
+/** The pinned dev dependency, unless WARDEN_TEST_GEMINI_BIN names another build of the CLI. */
+const BIN =
+  process.env.WARDEN_TEST_GEMINI_BIN?.trim() ||
+  fileURLToPath(new URL("../../node_modules/.bin/gemini", import.meta.url));
+const PROGRAM = resolve(BIN);
+const skip = skipWhen(
+  existsSync(PROGRAM)
+    ? false
+    : `no gemini program at ${PROGRAM}: npm ci installs @google/gemini-cli`,
+);
 
 /** The key the sandbox would hold: a placeholder the relay swaps for the real one. */
 const PLACEHOLDER_KEY = "warden-placeholder-gemini-test";
