@@ -18,7 +18,7 @@
 //   is the error a `turn.failed` then reports;
 // - anything else (`item.plan.delta`, `request_user_input`, newer kinds) is ignored.
 import { z } from "zod";
-import { AGENT_EVENT_LIMITS } from "./agentEvent.js";
+import { readStreamLine } from "./eventText.js";
 
 /** A string, or absent when it is missing or not a string. */
 const text = z.string().optional().catch(undefined);
@@ -79,18 +79,7 @@ export type CodexUsageLine = z.infer<typeof usageSchema>;
 
 /** Parses one line of `codex exec --json`; undefined when it cannot be read. */
 export function parseCodexLine(raw: string): CodexLine | undefined {
-  const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-  // A string's UTF-16 length is at least a third of its UTF-8 bytes: the cheap check first.
-  if (line.length > AGENT_EVENT_LIMITS.lineBytes) return undefined;
-  if (Buffer.byteLength(line) > AGENT_EVENT_LIMITS.lineBytes) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  const parsed = lineSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return readStreamLine(raw, lineSchema);
 }
 
 /** Whether a parsed JSON value is a line that ends a Codex turn (its own account of the run). */

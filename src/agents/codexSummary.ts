@@ -1,43 +1,10 @@
 // What a Codex item says in one short line: the command, the files, the query. Summaries are
 // cleaned here (they are shown as they are, one line on a terminal); longer texts are only cut.
-import { cleanLine, cutText } from "../protocol/index.js";
-import { AGENT_EVENT_LIMITS } from "./agentEvent.js";
 import type { CodexItem } from "./codexEvents.js";
 import { CODEX_LIMITS } from "./codexLimits.js";
+import { cutMessage, eventName, summaryLine } from "./eventText.js";
 
-/** The mark a cut text ends with, so nobody takes it for the whole. */
-const CUT_MARK = " …";
-
-/** Text looked at for a summary line: ample for one line, so a huge value costs no more. */
-const SUMMARY_SOURCE_BYTES = 4 * AGENT_EVENT_LIMITS.summaryBytes;
-
-/** The first non-blank line of `value`, cleaned and cut to a summary; "…" when more was there. */
-export function summaryLine(value: string): string {
-  const start = value.search(/\S/u);
-  if (start === -1) return "";
-  let end = value.indexOf("\n", start);
-  if (end === -1) end = value.length;
-  const rest = /\S/gu;
-  rest.lastIndex = end;
-  const more = rest.test(value);
-  const source = cutText(value.slice(start, end).trim(), SUMMARY_SOURCE_BYTES);
-  const line = cutText(cleanLine(source.text), AGENT_EVENT_LIMITS.summaryBytes - 4);
-  return line.cut || source.cut || more ? `${line.text.trimEnd()}${CUT_MARK}` : line.text;
-}
-
-/** A long text (an answer, an error) cut to what one event may carry, marked when cut. */
-export function cutMessage(value: string): string {
-  const { text, cut } = cutText(value, AGENT_EVENT_LIMITS.textBytes - 4);
-  return cut ? `${text}${CUT_MARK}` : text;
-}
-
-/** A name for an event: cleaned, cut, never empty. */
-export function eventName(value: string): string {
-  // Cut before cleaning too, so a huge name costs no more than a short one.
-  const source = cutText(value, 4 * CODEX_LIMITS.toolNameBytes).text;
-  const name = cutText(cleanLine(source), CODEX_LIMITS.toolNameBytes).text;
-  return name === "" ? "?" : name;
-}
+export { cutMessage, eventName, summaryLine };
 
 /** The tool name warden shows for a Codex tool item, or undefined for an item that is no tool. */
 export function codexToolName(item: CodexItem): string | undefined {

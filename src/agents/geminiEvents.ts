@@ -17,7 +17,7 @@
 //   counts this process only: a resumed session starts again from zero.
 // Errors that stop Gemini before its session (authentication: exit 41) write no line at all.
 import { z } from "zod";
-import { AGENT_EVENT_LIMITS } from "./agentEvent.js";
+import { readStreamLine } from "./eventText.js";
 
 /** A string, or absent when it is missing or not a string. */
 const text = z.string().optional().catch(undefined);
@@ -50,18 +50,7 @@ export type GeminiLine = z.infer<typeof lineSchema>;
 
 /** Parses one line of Gemini's stream-json; undefined when it cannot be read. */
 export function parseGeminiLine(raw: string): GeminiLine | undefined {
-  const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-  // A string's UTF-16 length is at least a third of its UTF-8 bytes: the cheap check first.
-  if (line.length > AGENT_EVENT_LIMITS.lineBytes) return undefined;
-  if (Buffer.byteLength(line) > AGENT_EVENT_LIMITS.lineBytes) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  const parsed = lineSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return readStreamLine(raw, lineSchema);
 }
 
 /** Whether a parsed JSON value is Gemini's `result` line (its own account of the run). */
