@@ -12,8 +12,19 @@ export function agentResultOf(line: Buffer | undefined): Record<string, unknown>
   } catch {
     return undefined;
   }
+  return agentResultObject(value);
+}
+
+/** A value as result.agentResult may hold it: a JSON object within the limit, else undefined. */
+export function agentResultObject(value: unknown): Record<string, unknown> | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   // The schema measures the object as JSON.stringify writes it, which may differ from the line.
-  if (Buffer.byteLength(JSON.stringify(value)) > LIMITS.agentResultBytes) return undefined;
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  if (Buffer.byteLength(json) > LIMITS.agentResultBytes) return undefined;
   return value as Record<string, unknown>;
 }

@@ -1,12 +1,16 @@
 // Step 4 of the runner: the agent, from its adapter's launch to its outcome in the result.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { adapterFor } from "../agents/index.js";
-import { RESULT_FILES, type ResultsFile } from "../protocol/index.js";
+import { adapterFor, type AgentAdapter, type AgentOutcome } from "../agents/index.js";
+import { CHANNEL_SOCKET, RESULT_FILES, type ResultsFile } from "../protocol/index.js";
 import { agentEnvironment, RUN_MARKER_VAR } from "./agentEnvironment.js";
-import { agentResultOf } from "./agentResult.js";
+import { agentResultObject, agentResultOf } from "./agentResult.js";
+import { HostChannel } from "./hostChannel.js";
+import { LiveAgent } from "./liveAgent.js";
+import { permissionPromptTool, permissionToolPath } from "./permissionPrompt.js";
 import { INITIAL_PID_NAMESPACE, ProcessTable } from "./processTable.js";
 import type { Share } from "./readShare.js";
 import type { ReapScope } from "./reapStragglers.js";
@@ -25,8 +29,58 @@ export interface AgentStepInput {
   readonly agentEnv: readonly string[];
   readonly ownPidNamespace: boolean;
   readonly killGraceMs: number;
+  /** The directory of the host's sockets; the channel is control.sock there, when present. */
+  readonly sockets: string | undefined;
+  readonly channelTimeoutMs: number;
   readonly stop: AbortSignal;
   readonly progress: (line: string) => void;
+}
+
+/**
+ * The channel to the host, when the host gave one (control.sock in the sockets directory).
+ * Without it the agent runs as it always could: no live events, no messages, no approvals.
+ */
+async function openChannel(
+  input: AgentStepInput,
+  warn: (text: string) => void,
+): Promise<{ channel: HostChannel; socket: string } | undefined> {
+  if (input.sockets === undefined) return undefined;
+  const socket = join(input.sockets, CHANNEL_SOCKET);
+  if (!existsSync(socket)) return undefined;
+  try {
+    const channel = await HostChannel.open(socket, { requestMs: input.channelTimeoutMs });
+    input.progress("connected to the host's channel");
+    return { channel, socket };
+  } catch (error) {
+    warn(error instanceof Error ? error.message : String(error));
+    return undefined;
+  }
+}
+
+/**
+ * How the run ended, by the adapter. Its agentResult replaces the last line only when it fits
+ * where the last line would (a made-up one always does); an adapter that fails to judge leaves
+ * the last line as it is.
+ */
+function judge(
+  adapter: AgentAdapter,
+  lastLine: Record<string, unknown> | undefined,
+  exitCode: number,
+  warn: (text: string) => void,
+): { outcome: AgentOutcome | undefined; agentResult: Record<string, unknown> | undefined } {
+  let outcome: AgentOutcome;
+  try {
+    outcome = adapter.outcome({ lastLine, exitCode });
+  } catch (error) {
+    warn(`could not judge how the agent's run ended: ${String(error)}`);
+    return { outcome: undefined, agentResult: lastLine };
+  }
+  if (outcome.agentResult === undefined) return { outcome, agentResult: undefined };
+  const agentResult = agentResultObject(outcome.agentResult);
+  if (agentResult === undefined) {
+    warn("the agent's account of its run was too large for the result and was left out");
+  }
+  return { outcome, agentResult };
 }
 
 /** Which processes count as the agent's once it has exited. */
@@ -57,14 +111,47 @@ export async function runAgentStep(
   draft: ResultDraft,
   files: ResultsFile[],
 ): Promise<{ stopped: boolean }> {
-  const { settings } = input.share;
-  const launch = adapterFor(settings.agent).launch({ settings, prompt: input.share.prompt });
+  const warn = (text: string): void => {
+    draft.warnings.push(text);
+  };
+  const host = await openChannel(input, warn);
+  try {
+    return await runAgent(input, draft, files, host?.channel, host?.socket);
+  } finally {
+    host?.channel.close();
+  }
+}
+
+async function runAgent(
+  input: AgentStepInput,
+  draft: ResultDraft,
+  files: ResultsFile[],
+  channel: HostChannel | undefined,
+  socket: string | undefined,
+): Promise<{ stopped: boolean }> {
+  const warn = (text: string): void => {
+    draft.warnings.push(text);
+  };
+  const { settings, prompt } = input.share;
+  const adapter = adapterFor(settings.agent);
+  // approve "prompt" without a channel: the adapter refuses to launch, and that is the result.
+  const promptTool =
+    settings.approve === "prompt" && socket !== undefined
+      ? permissionPromptTool({ node: process.execPath, script: permissionToolPath(), socket })
+      : undefined;
+  const launch = adapter.launch(
+    promptTool === undefined
+      ? { settings, prompt }
+      : { settings, prompt, permissionPromptTool: promptTool },
+  );
+  const live =
+    channel === undefined
+      ? undefined
+      : new LiveAgent({ adapter, channel, progress: input.progress, warn });
   const marker = randomBytes(16).toString("hex");
   const tmpdir = join(input.scratch, "tmp");
   await mkdir(tmpdir, { recursive: true, mode: 0o700 });
-  const reapScope = reapScopeFor(input.ownPidNamespace, marker, (text) =>
-    draft.warnings.push(text),
-  );
+  const reapScope = reapScopeFor(input.ownPidNamespace, marker, warn);
   const transcriptPath = join(input.scratch, RESULT_FILES.transcript);
   const logPath = join(input.scratch, RESULT_FILES.log);
 
@@ -91,13 +178,18 @@ export async function runAgentStep(
     stop: input.stop,
     reapScope,
     progress: input.progress,
+    ...(live === undefined ? {} : { io: live }),
   });
   files.push({ name: RESULT_FILES.transcript, path: transcriptPath });
   files.push({ name: RESULT_FILES.log, path: logPath });
   draft.agentExitCode = outcome.exitCode;
   draft.timedOut = outcome.timedOut;
-  const agentResult = agentResultOf(outcome.lastLine);
-  if (agentResult !== undefined) draft.agentResult = agentResult;
+  const judged = judge(adapter, agentResultOf(outcome.lastLine), outcome.exitCode, warn);
+  if (judged.agentResult !== undefined) draft.agentResult = judged.agentResult;
+  await live?.finish(judged.outcome);
+  if (channel?.broken !== undefined) {
+    warn(`the channel to the host broke while the agent ran: ${channel.broken.message}`);
+  }
   if (outcome.transcript.truncated) draft.truncated.push(RESULT_FILES.transcript);
   if (outcome.log.truncated) draft.truncated.push(RESULT_FILES.log);
   draft.warnings.push(...outcome.warnings);

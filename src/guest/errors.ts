@@ -59,3 +59,25 @@ export class StoppedError extends WardenError {
     super("STOPPED", message, options);
   }
 }
+
+/** The channel to the host could not be opened, broke, or was answered with something else. */
+export class HostChannelError extends WardenError {
+  constructor(message: string, options: WardenErrorOptions = {}) {
+    super("HOST_CHANNEL", message, {
+      hint: "the agent runs on without the host: no live events, messages or approvals",
+      ...options,
+    });
+  }
+}
+
+/** The host answered a request on the channel with an error; the channel itself still works. */
+export class ChannelRefusedError extends WardenError {
+  constructor(
+    /** The host's stable code (rate_limited, finished, ...). */
+    readonly refusal: string,
+    message: string,
+    options: WardenErrorOptions = {},
+  ) {
+    super("CHANNEL_REFUSED", message, options);
+  }
+}

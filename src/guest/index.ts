@@ -19,7 +19,24 @@ export {
   BadChangesError,
   AgentStartError,
   StoppedError,
+  HostChannelError,
+  ChannelRefusedError,
 } from "./errors.js";
+export {
+  HostChannel,
+  type ChannelAsk,
+  type ChannelAnswer,
+  type HostChannelOptions,
+} from "./hostChannel.js";
+export { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+export {
+  PERMISSION_SERVER,
+  PERMISSION_TOOL,
+  PERMISSION_SOCKET_FLAG,
+  permissionPromptTool,
+  permissionToolPath,
+  type PermissionPromptPlan,
+} from "./permissionPrompt.js";
 export { readShare, type Share } from "./readShare.js";
 export {
   GIT_STEP_DEADLINE_MS,

@@ -3,6 +3,7 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { cleanLine, GUEST_SOCKETS_ENV } from "../protocol/index.js";
+import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
 import { UsageError } from "./errors.js";
 
 /** Where the read-only task share is mounted when nothing says otherwise. */
@@ -23,6 +24,7 @@ export const GUEST_ENV = {
   agentEnv: "WARDEN_GUEST_AGENT_ENV",
   sockets: GUEST_SOCKETS_ENV,
   egressPorts: "WARDEN_GUEST_EGRESS_PORTS",
+  channelTimeoutMs: "WARDEN_GUEST_CHANNEL_TIMEOUT_MS",
 } as const;
 
 /** Where the egress forwarders listen: the fixed ports of DESIGN.md, or any free ones. */
@@ -47,6 +49,8 @@ export interface GuestOptions {
   readonly sockets: string | undefined;
   /** The loopback ports the egress forwarders take. */
   readonly egressPorts: EgressPorts;
+  /** How long the host may take to answer a request on the channel (approvals excepted). */
+  readonly channelTimeoutMs: number;
 }
 
 export type Invocation =
@@ -74,10 +78,15 @@ Options (each flag wins over its environment variable):
   --kill-grace-ms N     between SIGTERM and SIGKILL [default ${DEFAULT_KILL_GRACE_MS}]
   --agent-env NAME      pass the runner's variable NAME on to the agent; repeatable
                         [$${GUEST_ENV.agentEnv}, names separated by commas]
-  --sockets DIR         the directory of the host's egress sockets (proxy.sock,
-                        relay.sock); the runner forwards loopback ports to them and
-                        gives the agent HTTPS_PROXY and ANTHROPIC_BASE_URL
+  --sockets DIR         the directory of the host's sockets (proxy.sock, relay.sock,
+                        control.sock); the runner forwards loopback ports to the
+                        first two, gives the agent HTTPS_PROXY and ANTHROPIC_BASE_URL,
+                        and reports to the host over the last
                         [$${GUEST_ENV.sockets}; none: the agent has no network]
+  --channel-timeout-ms N
+                        how long the host may take to answer on control.sock before
+                        the runner goes on without it (approvals wait for a person)
+                        [$${GUEST_ENV.channelTimeoutMs}, default ${GUEST_CHANNEL_LIMITS.requestMs}]
   --egress-ports MODE   fixed (127.0.0.1:3128 proxy, :3129 relay) or any (free
                         ports, where the sandbox shares the host's network)
                         [$${GUEST_ENV.egressPorts}, default fixed]
@@ -114,6 +123,13 @@ function egressPorts(value: string | undefined): EgressPorts {
   throw new UsageError(`--egress-ports wants fixed or any, not ${cleanLine(value)}`);
 }
 
+function channelTimeout(value: string | undefined): number {
+  if (value === undefined || value === "") return GUEST_CHANNEL_LIMITS.requestMs;
+  const ms = integer(value, "--channel-timeout-ms", GUEST_CHANNEL_LIMITS.maxRequestMs);
+  if (ms === 0) throw new UsageError("--channel-timeout-ms must be more than 0");
+  return ms;
+}
+
 /** Reads the command line and the environment into options. Pure; throws UsageError. */
 export function parseOptions(
   argv: readonly string[],
@@ -135,6 +151,7 @@ export function parseOptions(
         "agent-env": { type: "string", multiple: true },
         sockets: { type: "string" },
         "egress-ports": { type: "string" },
+        "channel-timeout-ms": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -176,6 +193,9 @@ export function parseOptions(
       agentEnv: [...new Set(agentEnv)],
       sockets: directory(values.sockets ?? env[GUEST_ENV.sockets], undefined),
       egressPorts: egressPorts(values["egress-ports"] ?? env[GUEST_ENV.egressPorts]),
+      channelTimeoutMs: channelTimeout(
+        values["channel-timeout-ms"] ?? env[GUEST_ENV.channelTimeoutMs],
+      ),
     },
   };
 }

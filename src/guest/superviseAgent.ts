@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { open, rm } from "node:fs/promises";
 import { constants } from "node:os";
+import type { Writable } from "node:stream";
 import { LIMITS, RESULT_FILES, cleanLine } from "../protocol/index.js";
 import { captureOutput, type Captured } from "./captureOutput.js";
 import { AgentStartError } from "./errors.js";
@@ -26,6 +27,21 @@ const PIPE_IDLE_MS = 5_000;
 const PIPE_DRAIN_MAX_MS = 60_000;
 const PIPE_POLL_MS = 100;
 
+/**
+ * What else the runner does with a running agent: reads its stdout as it comes, and, for an
+ * agent that takes further messages, keeps its stdin open and writes to it.
+ */
+export interface AgentIo {
+  /** Stdin stays open after `stdin` is written; `started` gets it, and closes it to end the run. */
+  readonly keepStdinOpen: boolean;
+  /** The agent started; its stdin, with the first write already made. */
+  started(stdin: Writable): void;
+  /** A chunk of the agent's stdout, as it arrives (also after the agent exited). Never throws. */
+  stdout(chunk: Buffer): void;
+  /** The agent exited; its output may still be arriving. */
+  exited(): void;
+}
+
 export interface SuperviseRequest {
   readonly argv: readonly [string, ...string[]];
   readonly env: Readonly<Record<string, string>>;
@@ -41,6 +57,7 @@ export interface SuperviseRequest {
   /** Which processes count as the agent's once it has exited, given its process group. */
   readonly reapScope: (pgid: number) => ReapScope;
   readonly progress: (line: string) => void;
+  readonly io?: AgentIo;
 }
 
 export interface AgentOutcome {
@@ -122,10 +139,21 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
     );
   }
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  const { io } = request;
+  child.once("exit", () => {
+    // An open stdin to a process that is gone would only keep the runner's event loop alive.
+    if (io?.keepStdinOpen === true) child.stdin.destroy();
+    io?.exited();
+  });
 
   // An agent that never reads its stdin must not fail the runner with EPIPE.
   child.stdin.on("error", () => undefined);
-  child.stdin.end(request.stdin);
+  if (io?.keepStdinOpen === true) {
+    child.stdin.write(request.stdin);
+    io.started(child.stdin);
+  } else {
+    child.stdin.end(request.stdin);
+  }
 
   let lastActivity = Date.now();
   const lastLine = new LastLine(LIMITS.agentResultBytes);
@@ -136,6 +164,7 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
     (chunk) => {
       lastActivity = Date.now();
       lastLine.push(chunk);
+      io?.stdout(chunk);
     },
   );
   const log = captureOutput(child.stderr, logFile, LIMITS.logBytes, () => {

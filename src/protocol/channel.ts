@@ -19,10 +19,15 @@ const KiB = 1024;
 export const CHANNEL_LIMITS = {
   /** One request line: a batch of events or a reply, never a transcript. */
   requestBytes: 512 * KiB,
-  /** One response line: at most one message (256 KiB of body) and its envelope. */
-  responseBytes: 384 * KiB,
+  /**
+   * One response line: at most one message and its envelope. A body of 256 KiB may be control
+   * characters, each of which JSON writes as a six-byte \u escape: 1.5 MiB and the envelope.
+   */
+  responseBytes: 1600 * KiB,
   /** Events in one `events` request; the runner batches, the host records each one. */
   eventsPerRequest: 64,
+  /** One event as JSON: an AgentEvent's texts are cut well below this, so only a hostile one is over. */
+  eventBytes: 16 * KiB,
   /** Requests a connection may make per second before the host answers `rate_limited`. */
   requestsPerSecond: 200,
   /** Connections at once from one sandbox: the runner needs one, the permission tool one more. */
@@ -43,7 +48,10 @@ const text = (max: number) =>
 const wireEvent = z
   .object({ type: z.string().min(1).max(64) })
   .catchall(z.unknown())
-  .refine((e) => Buffer.byteLength(JSON.stringify(e)) <= 16 * KiB, "an event over 16 KiB");
+  .refine(
+    (e) => Buffer.byteLength(JSON.stringify(e)) <= CHANNEL_LIMITS.eventBytes,
+    `an event over ${CHANNEL_LIMITS.eventBytes} bytes`,
+  );
 
 export const channelRequestSchema = z.discriminatedUnion("op", [
   /** The runner reports the agent's normalized events (AgentEvent), in order. */

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
+import { GUEST_CHANNEL_LIMITS } from "../../src/guest/channelLimits.js";
 import { UsageError } from "../../src/guest/errors.js";
 import { DEFAULT_KILL_GRACE_MS, parseOptions, type GuestOptions } from "../../src/guest/options.js";
 
@@ -20,7 +21,20 @@ test("with nothing given the runner uses /share, /workspace and a fresh scratch 
     agentEnv: [],
     sockets: undefined,
     egressPorts: "fixed",
+    channelTimeoutMs: GUEST_CHANNEL_LIMITS.requestMs,
   });
+});
+
+test("the channel's timeout comes from a flag or the environment, and must be a positive number", () => {
+  assert.equal(run([], { WARDEN_GUEST_CHANNEL_TIMEOUT_MS: "1500" }).channelTimeoutMs, 1500);
+  assert.equal(
+    run(["--channel-timeout-ms", "250"], { WARDEN_GUEST_CHANNEL_TIMEOUT_MS: "1500" })
+      .channelTimeoutMs,
+    250,
+  );
+  assert.throws(() => run(["--channel-timeout-ms", "0"]), UsageError);
+  assert.throws(() => run(["--channel-timeout-ms", "soon"]), UsageError);
+  assert.throws(() => run(["--channel-timeout-ms", String(60 * 60_000)]), UsageError);
 });
 
 test("the egress sockets and port mode come from a flag or the environment", () => {

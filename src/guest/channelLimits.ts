@@ -1,0 +1,30 @@
+// The runner's own bounds on its side of the channel to the host (src/protocol/channel.ts holds
+// the wire's). Each says what the runner gives up, never what the agent must wait for: the agent
+// runs on whatever the host does.
+
+export const GUEST_CHANNEL_LIMITS = {
+  /** The socket is local; a host that does not accept within this is not there. */
+  connectMs: 5_000,
+  /**
+   * Every request but approval.ask is a small file operation on the host. One that takes longer
+   * than this breaks the channel: answers come in order, so a late one could not be matched.
+   * approval.ask has no timeout here: a person decides, and the host's own prompt timeout ends it.
+   */
+  requestMs: 10_000,
+  /** The longest request timeout a flag may ask for: past this a host is gone, not slow. */
+  maxRequestMs: 10 * 60_000,
+  /** Events that arrive within this of each other go in one request. */
+  coalesceMs: 50,
+  /**
+   * Events waiting to be sent, plus those sent and not yet answered. Past this, new events are
+   * dropped and counted, so a slow host never makes the runner hold the agent's output. A result
+   * event is always kept: there is one per message, at most 17 in a run.
+   */
+  pendingEvents: 4096,
+  /** Events requests on the wire at once; more events wait and go in bigger batches. */
+  eventRequestsInFlight: 2,
+  /** Once the agent has exited: how long the last events may take to reach the host. */
+  flushMs: 5_000,
+  /** A line Claude Code writes to the permission tool (JSON-RPC): a tool call with its input. */
+  mcpLineBytes: 8 * 1024 * 1024,
+} as const;
