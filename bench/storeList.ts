@@ -6,7 +6,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tasks, type Attachment } from "../src/store/index.js";
-import { fmt, medianTime, populate, quick } from "./storeSetup.js";
+import { fmt, medianTime, populate, quick } from "./support/storeSetup.js";
 
 const COUNT = quick ? 1000 : 10_000;
 const RUNS = quick ? 3 : 7;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Tasks } from "../src/store/index.js";
-import { fmt, median, percentile, quick } from "./storeSetup.js";
+import { fmt, median, percentile, quick } from "./support/storeSetup.js";
 
 const EVENTS = quick ? 100 : 300;
 const RUNS = quick ? 2 : 3;

@@ -2,8 +2,8 @@
 // files as the store would (without an fsync each), and measures with medians.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StoredSpec, TerminalRecord } from "../src/store/index.js";
-import { IdGenerator } from "../src/store/taskId.js";
+import type { StoredSpec, TerminalRecord } from "../../src/store/index.js";
+import { IdGenerator } from "../../src/store/taskId.js";
 
 export type Mix = "created" | "interrupted" | "finished";
 
