@@ -11,6 +11,12 @@ export const EGRESS_LIMITS = {
   proxyHeadBytes: 8 * KiB,
   /** Time to send the whole head of a CONNECT request: a slow sender (slowloris) is cut off. */
   proxyHeadTimeoutMs: 10_000,
+  /**
+   * After a refusal the proxy keeps reading (and dropping) what the client still sends for this
+   * long before it closes: closing on unread bytes resets the connection, and the reset can
+   * overtake the refusal on its way to the client.
+   */
+  proxyLingerMs: 2_000,
   /** Time to open the TCP connection to an allowed target before the client gets a 504. */
   proxyDialTimeoutMs: 10_000,
   /** Connections the proxy serves at once for one task: a sandbox is one agent, not a crawler. */

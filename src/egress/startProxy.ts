@@ -43,16 +43,25 @@ const STATUS_TEXT = {
 
 type Status = keyof typeof STATUS_TEXT;
 
-/** Answers a request the proxy will not tunnel, then closes the connection. */
+/**
+ * Answers a request the proxy will not tunnel and ends the connection, dropping what the client
+ * still sends until it closes or the linger runs out.
+ */
 function answer(client: Socket, status: Status, reason: string): void {
   const body = `warden proxy: ${cleanLine(reason)}\n`;
+  client.on("data", () => undefined);
+  client.resume();
+  const linger = setTimeout(() => client.destroy(), EGRESS_LIMITS.proxyLingerMs);
+  linger.unref();
+  client.once("close", () => {
+    clearTimeout(linger);
+  });
   client.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\n` +
       "Content-Type: text/plain; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "Connection: close\r\n\r\n" +
       body,
-    () => client.destroy(),
   );
 }
 
