@@ -5,6 +5,7 @@
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
 import { cleanLine } from "../protocol/index.js";
+import { registerApprove } from "./approve.js";
 import { registerCancel } from "./cancel.js";
 import { registerCreate } from "./create.js";
 import { registerDiff } from "./diff.js";
@@ -63,6 +64,7 @@ function buildProgram(): Command {
     registerWatch,
     registerLogs,
     registerSend,
+    registerApprove,
     registerCancel,
     registerWait,
     registerFetch,

@@ -28,7 +28,10 @@ export function registerRun(program: Command): void {
     .addHelpText(
       "after",
       "\nExamples:\n" +
-        "  warden run --repo . --prompt 'add a test' -- ./my-agent.sh\n" +
+        "  warden run --repo . --prompt 'add a test for parseArgs'        # Claude Code\n" +
+        "  warden run --max-turns 30 --max-budget-usd 2 --approve prompt \\\n" +
+        "    --allow-tool 'Bash(npm test*)' --deny-tool 'Bash(git push*)' --prompt-file task.md\n" +
+        "  warden run --repo . --prompt 'add a test' -- ./my-agent.sh     # any command\n" +
         "  warden run --timeout 30m --preset npm --detach --prompt-file task.md -- ./agent.sh\n" +
         "\nExit status: 0 succeeded (or accepted with --detach), 1 failed or cancelled,\n" +
         "2 usage error, 3 a bound ended it (deadline, budget, turns, time limit).\n",

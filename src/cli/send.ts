@@ -1,10 +1,66 @@
-// `warden send`: a message into a running task's inbox.
+// `warden send`: a message into a running task's inbox, and with --await, the agent's reply.
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { cleanLine, LIMITS } from "../protocol/index.js";
+import { cleanLine, cleanText, LIMITS } from "../protocol/index.js";
+import type { InboxMessage, Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { openTasks } from "./context.js";
+import { EXIT } from "./exitCodes.js";
+import { parseMs } from "./parseValues.js";
 import { printJson } from "./taskView.js";
+
+interface SendFlags {
+  file?: string;
+  json?: boolean;
+  await?: boolean;
+  timeout?: string;
+}
+
+function replyJson(id: string, message: InboxMessage): Record<string, unknown> {
+  return {
+    id,
+    n: message.n,
+    state: message.state,
+    ...(message.reply === undefined ? {} : { reply: message.reply }),
+    ...(message.replyCut === undefined ? {} : { replyCut: message.replyCut }),
+  };
+}
+
+/** Waits for the reply to message `n` and prints it; returns the exit code. */
+async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags): Promise<number> {
+  const timeoutMs = flags.timeout === undefined ? undefined : parseMs(flags.timeout, "--timeout");
+  const outcome = await tasks.waitReply(id, n, timeoutMs === undefined ? {} : { timeoutMs });
+  const json = flags.json === true;
+  switch (outcome.kind) {
+    case "delivered": {
+      if (json) printJson(replyJson(id, outcome.message));
+      else {
+        const reply = outcome.message.reply;
+        const text =
+          reply === undefined || reply.trim() === ""
+            ? "(the agent gave no reply)"
+            : cleanText(reply);
+        process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+        if (outcome.message.replyCut === true) process.stdout.write("[reply cut at 4 KiB]\n");
+      }
+      return EXIT.ok;
+    }
+    case "ended":
+      if (json) printJson({ ...replyJson(id, outcome.message), taskState: outcome.terminal.state });
+      process.stderr.write(
+        `warden: task ${id} ${outcome.terminal.state} before it answered message ${n}\n` +
+          `hint: see what happened with \`warden show ${id.slice(0, 8)}\`\n`,
+      );
+      return EXIT.failed;
+    case "timed_out":
+      if (json) printJson({ ...replyJson(id, outcome.message), timedOut: true });
+      process.stderr.write(
+        `warden: no reply to message ${n} of task ${id} after ${flags.timeout ?? ""} (it is ${outcome.message.state})\n` +
+          `hint: the agent takes messages between its turns; wait longer with --timeout, or follow it with \`warden watch ${id.slice(0, 8)}\`\n`,
+      );
+      return EXIT.bound;
+  }
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -30,35 +86,44 @@ export function registerSend(program: Command): void {
     .argument("[message...]", "the message (else --file, else stdin)")
     .option("--file <file>", "read the message from FILE")
     .option("--json", "print the message's number and state as JSON")
-    .action(
-      async (
-        ref: string,
-        words: string[],
-        flags: { file?: string; json?: boolean },
-        cmd: Command,
-      ) => {
-        let body: string;
-        if (words.length > 0) body = words.join(" ");
-        else if (flags.file !== undefined) {
-          try {
-            body = await readFile(flags.file, "utf8");
-          } catch {
-            throw new UsageError(
-              `cannot read ${cleanLine(flags.file)}`,
-              "give a readable file to --file",
-            );
-          }
-        } else if (!process.stdin.isTTY) body = await readStdin();
-        else
+    .option("--await", "wait for the agent's reply to the message and print it")
+    .option("--timeout <duration>", "with --await: give up after this long (exit 3): 30s, 10m")
+    .addHelpText(
+      "after",
+      "\nExit status: 0 sent (with --await: answered), 1 the task ended before it answered,\n" +
+        "2 usage error, 3 no reply before --timeout.\n",
+    )
+    .action(async (ref: string, words: string[], flags: SendFlags, cmd: Command) => {
+      if (flags.timeout !== undefined && flags.await !== true) {
+        throw new UsageError("--timeout goes with --await", "add --await, or drop --timeout");
+      }
+      let body: string;
+      if (words.length > 0) body = words.join(" ");
+      else if (flags.file !== undefined) {
+        try {
+          body = await readFile(flags.file, "utf8");
+        } catch {
           throw new UsageError(
-            "no message was given",
-            "give it as arguments, with --file, or on stdin",
+            `cannot read ${cleanLine(flags.file)}`,
+            "give a readable file to --file",
           );
-        const tasks = await openTasks(cmd);
-        const id = await tasks.resolve(ref);
-        const message = await tasks.send(id, body);
-        if (flags.json === true) printJson({ id, n: message.n, state: message.state });
-        else process.stdout.write(`sent message ${message.n} to ${id}\n`);
-      },
-    );
+        }
+      } else if (!process.stdin.isTTY) body = await readStdin();
+      else
+        throw new UsageError(
+          "no message was given",
+          "give it as arguments, with --file, or on stdin",
+        );
+      const tasks = await openTasks(cmd);
+      const id = await tasks.resolve(ref);
+      const message = await tasks.send(id, body);
+      if (flags.await === true) {
+        if (flags.json !== true)
+          process.stderr.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
+        process.exitCode = await awaitReply(tasks, id, message.n, flags);
+        return;
+      }
+      if (flags.json === true) printJson({ id, n: message.n, state: message.state });
+      else process.stdout.write(`sent message ${message.n} to ${id}\n`);
+    });
 }

@@ -1,10 +1,40 @@
-// `warden show`: one task in full: its state, its settings, how it ended.
+// `warden show`: one task in full: its state, its settings, what its agent did (turns, tools,
+// usage and cost, approvals), how it ended.
 import type { Command } from "commander";
-import { readHostSettings } from "../host/index.js";
+import { dollars, readHostSettings } from "../host/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { TaskDetails } from "../store/index.js";
+import type { TaskDetails, TaskEvent, Tasks } from "../store/index.js";
+import { agentActivity, type AgentActivity } from "./agentActivity.js";
 import { openTasks } from "./context.js";
 import { detailsView, nextSteps, printJson } from "./taskView.js";
+import { eventLine } from "./watch.js";
+
+async function readEvents(tasks: Tasks, id: string): Promise<TaskEvent[]> {
+  const events: TaskEvent[] = [];
+  for await (const event of tasks.watch(id, { follow: false })) events.push(event);
+  return events;
+}
+
+/** The agent's own account at its end (terminal details), else what its events say so far. */
+function agentLine(details: TaskDetails, activity: AgentActivity | undefined): string | undefined {
+  const account = details.terminal?.details?.agent as Record<string, unknown> | undefined;
+  const turns = typeof account?.turns === "number" ? account.turns : activity?.turns;
+  const cost = typeof account?.costUSD === "number" ? account.costUSD : activity?.usage?.costUSD;
+  const parts: string[] = [];
+  if (turns !== undefined && turns > 0) parts.push(`${turns} turn${turns === 1 ? "" : "s"}`);
+  if (cost !== undefined) parts.push(dollars(cost));
+  if (activity !== undefined) {
+    if (activity.usage !== undefined) {
+      parts.push(`${activity.usage.inputTokens} tokens in, ${activity.usage.outputTokens} out`);
+    }
+    parts.push(`${activity.toolUses} tool call${activity.toolUses === 1 ? "" : "s"}`);
+    if (activity.toolErrors > 0) parts.push(`${activity.toolErrors} failed`);
+    if (activity.retries > 0) parts.push(`${activity.retries} API retries`);
+    if (activity.permissionDenials > 0) parts.push(`${activity.permissionDenials} denied`);
+  }
+  if (account?.madeUp === true) parts.push("its result made up by the runner");
+  return parts.length === 0 ? undefined : parts.join(", ");
+}
 
 /** The settings as shown: the agent's and the host's, with the names of --env, never values. */
 function settingsView(details: TaskDetails): Record<string, unknown> | undefined {
@@ -17,6 +47,7 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
       presets: host.presets,
       env: host.envNames,
       ...(host.limits === undefined ? {} : { limits: host.limits }),
+      ...(host.approval === undefined ? {} : { approval: host.approval }),
     };
   } catch {
     return undefined;
@@ -35,7 +66,9 @@ export function registerShow(program: Command): void {
       const details = await tasks.get(ref);
       const view = detailsView(details);
       const settings = settingsView(details);
+      const activity = agentActivity(await readEvents(tasks, details.id));
       if (flags.json === true) {
+        const { recent: _recent, ...counts } = activity ?? { recent: [] };
         printJson({
           ...view,
           parent: details.parent,
@@ -43,6 +76,8 @@ export function registerShow(program: Command): void {
           hop: details.hop,
           labels: details.labels,
           messages: details.messages,
+          approvals: details.approvals,
+          ...(activity === undefined ? {} : { activity: counts }),
           ...(settings === undefined ? {} : { settings }),
           ...(details.holder === undefined ? {} : { holder: details.holder }),
           ...(details.terminal?.details === undefined ? {} : { details: details.terminal.details }),
@@ -71,11 +106,31 @@ export function registerShow(program: Command): void {
         ["parent", details.parent ?? undefined],
         ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
         ["cancel", view.cancelRequested ? "requested" : undefined],
+        ["agent", agentLine(details, activity)],
+        [
+          "messages",
+          details.messages.pending + details.messages.in_flight + details.messages.delivered === 0
+            ? undefined
+            : `${details.messages.delivered} answered, ${details.messages.in_flight} with the agent, ${details.messages.pending} waiting`,
+        ],
+        [
+          "approvals",
+          details.approvals.pending + details.approvals.answered === 0
+            ? undefined
+            : `${details.approvals.pending} waiting, ${details.approvals.answered} answered` +
+              (details.approvals.pending > 0
+                ? ` (see \`warden approvals ${view.id.slice(0, 8)}\`)`
+                : ""),
+        ],
         ["settings", settings === undefined ? undefined : JSON.stringify(settings)],
       ];
       for (const [name, value] of rows) {
         if (value !== undefined)
           process.stdout.write(`${(name + ":").padEnd(12)}${cleanLine(value)}\n`);
+      }
+      if (activity !== undefined && activity.recent.length > 0) {
+        process.stdout.write("recent:\n");
+        for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
       }
       for (const step of nextSteps(view)) process.stdout.write(`  ${step}\n`);
     });

@@ -1,9 +1,10 @@
 // The options `run` and `create` share, and how they become a task: the agent and its limits,
 // the sandbox and its network gate, the repository, the deadline and the prompt.
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import type { CreateTaskInput } from "../host/index.js";
-import { AGENTS, cleanLine, LIMITS, type AgentName } from "../protocol/index.js";
+import { AGENTS, cleanLine, LIMITS, type AgentName, type Settings } from "../protocol/index.js";
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
@@ -11,7 +12,13 @@ import { UsageError } from "./cliErrors.js";
 export interface TaskFlags {
   repo: string;
   from?: string;
-  agent: string;
+  agent?: string;
+  approve?: string;
+  allowTool?: string[];
+  denyTool?: string[];
+  approveTimeout?: string;
+  appendSystemPrompt?: string;
+  agentProgram?: string;
   model?: string;
   maxTurns?: string;
   maxBudgetUsd?: string;
@@ -34,11 +41,39 @@ export function addTaskOptions(command: Command): Command {
     .option("--repo <path>", "the git repository to work on", ".")
     .option("--from <rev>", "the commit, branch or tag to start from (default HEAD)")
     .addOption(
-      new Option("--agent <name>", "the agent to run").choices([...AGENTS]).default("command"),
+      new Option(
+        "--agent <name>",
+        "the agent to run (default: claude; command when a command follows `--`)",
+      ).choices([...AGENTS]),
+    )
+    .option(
+      "--agent-program <path>",
+      "the agent's program on this machine (default: found on PATH)",
     )
     .option("--model <name>", "the model the agent uses")
     .option("--max-turns <n>", "the most turns the agent may take (0: its default)")
     .option("--max-budget-usd <amount>", "the most the agent may spend, in US dollars")
+    .addOption(
+      new Option(
+        "--approve <policy>",
+        "the agent's permission prompts: always allow, never allow, or prompt a person (warden approve)",
+      ).choices([...APPROVE_POLICIES]),
+    )
+    .option(
+      "--allow-tool <rule>",
+      "allow tool calls that match RULE without asking: Bash, 'Bash(git *)' (repeatable)",
+      collect,
+    )
+    .option(
+      "--deny-tool <rule>",
+      "deny tool calls that match RULE, whatever the policy: Write, 'Bash(rm *)' (repeatable)",
+      collect,
+    )
+    .option(
+      "--approve-timeout <duration>",
+      "how long a prompt waits for `warden approve` before it is denied (default 10m)",
+    )
+    .option("--append-system-prompt <text>", "text added to the agent's system prompt")
     .option("--timeout <duration>", "the agent's time limit: seconds, or 30m, 2h (0: none)")
     .option("--deadline <when>", "when the task must have ended: 2h, 3d, or a time (default 1h)")
     .addOption(
@@ -70,6 +105,11 @@ export function addTaskOptions(command: Command): Command {
     .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
     .option("--json", "print one JSON object instead of text");
 }
+
+/** The policies of --approve, as the settings name them. */
+const APPROVE_POLICIES = ["always", "never", "prompt"] as const satisfies readonly NonNullable<
+  Settings["approve"]
+>[];
 
 /** Reads all of stdin, refusing more than a prompt may hold. */
 async function readStdin(): Promise<string> {
@@ -116,11 +156,17 @@ async function readPrompt(flags: TaskFlags): Promise<string> {
 
 /** The task the flags describe. */
 export async function taskInput(flags: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
-  const agent = flags.agent as AgentName;
+  const agent = (flags.agent ?? (argv.length > 0 ? "command" : "claude")) as AgentName;
   if (agent === "command" && argv.length === 0) {
     throw new UsageError(
       "the command agent needs a command",
       "put the agent's command after `--`: warden run --agent command -- ./agent.sh",
+    );
+  }
+  if (agent !== "command" && argv.length > 0) {
+    throw new UsageError(
+      `the ${agent} agent takes no command after \`--\``,
+      "drop what follows `--`, or run it as a command with --agent command",
     );
   }
   const input: CreateTaskInput = {
@@ -141,6 +187,16 @@ export async function taskInput(flags: TaskFlags, argv: string[]): Promise<Creat
   }
   if (flags.timeout !== undefined) input.timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
   if (flags.deadline !== undefined) input.deadline = flags.deadline;
+  if (flags.approve !== undefined) {
+    input.approve = flags.approve as NonNullable<CreateTaskInput["approve"]>;
+  }
+  if (flags.allowTool !== undefined) input.allowTools = flags.allowTool;
+  if (flags.denyTool !== undefined) input.denyTools = flags.denyTool;
+  if (flags.approveTimeout !== undefined) {
+    input.approveTimeoutSeconds = parseSeconds(flags.approveTimeout, "--approve-timeout");
+  }
+  if (flags.appendSystemPrompt !== undefined) input.appendSystemPrompt = flags.appendSystemPrompt;
+  if (flags.agentProgram !== undefined) input.agentProgram = resolve(flags.agentProgram);
   const limits: { memoryBytes?: number; processes?: number } = {};
   if (flags.memory !== undefined) limits.memoryBytes = parseBytes(flags.memory, "--memory");
   if (flags.maxProcesses !== undefined) {

@@ -1,5 +1,6 @@
 // `warden watch`: a task's events as they happen, until it finishes.
 import type { Command } from "commander";
+import { eventText } from "../host/index.js";
 import { cleanLine } from "../protocol/index.js";
 import type { TaskEvent } from "../store/index.js";
 import { openTasks } from "./context.js";
@@ -11,14 +12,17 @@ function two(n: number): string {
   return String(n).padStart(2, "0");
 }
 
-/** One event as a line of text. Every value is cleaned: progress lines are sandbox text. */
+/**
+ * One event as a line of text: the agent's events, approvals and messages in words, any other
+ * as `key=value`. Every value is cleaned: progress lines and agent events are sandbox text.
+ */
 export function eventLine(event: TaskEvent): string {
   const at = new Date(event.at);
   const time = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
   const { seq: _seq, at: _at, type, ...rest } = event;
   let text: string;
-  if (type === "progress" && typeof rest.line === "string") text = rest.line;
-  else if (type === "warning" && typeof rest.text === "string") text = rest.text;
+  const readable = eventText(type, rest);
+  if (readable !== undefined) text = readable;
   else {
     text = Object.entries(rest)
       .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
@@ -32,8 +36,9 @@ export function registerWatch(program: Command): void {
     .command("watch")
     .summary("follow a task's events until it finishes")
     .description(
-      "Print a task's events (progress, warnings, its end) from the start, then follow them " +
-        "until the task finishes. Exits with the task's exit status.",
+      "Print a task's events (progress, the agent's turns, tool calls, usage and cost, " +
+        "approvals, messages, warnings, its end) from the start, then follow them until the " +
+        "task finishes. Exits with the task's exit status. --json prints each event raw.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--since <seq>", "only events after this sequence number")

@@ -1,11 +1,14 @@
 // Making a task: the repository and start commit resolved by the host's own git, every setting
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
-import type { AgentName } from "../protocol/index.js";
+import type { AgentName, Settings } from "../protocol/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
 import { hostSettings, type HostSettingsInput, type SandboxChoice } from "./hostSettings.js";
+import { BadTaskOptionError } from "./errors.js";
+import { HOST_LIMITS } from "./hostLimits.js";
 import { resolveStart, type TaskStart } from "./resolveStart.js";
+import { parseToolRules } from "./toolRules.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -22,6 +25,17 @@ export interface CreateTaskInput {
   timeoutSeconds?: number;
   gitName?: string;
   gitEmail?: string;
+  /** How permission prompts are answered (agents that ask): always, never, or prompt a person. */
+  approve?: NonNullable<Settings["approve"]>;
+  /** Rules that allow or deny tool calls (`Bash(git *)`, `Write`): see toolRules.ts. */
+  allowTools?: string[];
+  denyTools?: string[];
+  /** How long a prompt waits for `warden approve` before it is denied (default 10 min). */
+  approveTimeoutSeconds?: number;
+  /** Text added to the agent's system prompt. */
+  appendSystemPrompt?: string;
+  /** The agent's program on the host, instead of the one found on PATH. */
+  agentProgram?: string;
   /** Default bwrap; `none` only when the user asks for it. */
   sandbox?: SandboxChoice;
   /** --allow entries and --preset names for the egress proxy. */
@@ -40,9 +54,17 @@ export interface CreatedTask {
   start: TaskStart;
 }
 
+/**
+ * Agents that apply tool rules themselves, before any prompt reaches the host: their settings
+ * get the same rules (Claude Code's --allowedTools and --disallowedTools), so a deny rule holds
+ * even where the agent asks nobody (approve `always`).
+ */
+const AGENTS_WITH_TOOL_RULES: ReadonlySet<AgentName> = new Set(["claude"]);
+
 /** The agent's settings from the input, with only the fields that were given. */
 function agentSettings(input: CreateTaskInput): Record<string, unknown> {
   const settings: Record<string, unknown> = { agent: input.agent };
+  const rules = AGENTS_WITH_TOOL_RULES.has(input.agent);
   const optional = {
     command: input.command,
     model: input.model,
@@ -51,6 +73,11 @@ function agentSettings(input: CreateTaskInput): Record<string, unknown> {
     timeoutSeconds: input.timeoutSeconds,
     gitName: input.gitName,
     gitEmail: input.gitEmail,
+    approve: input.approve,
+    appendSystemPrompt: input.appendSystemPrompt,
+    agentProgram: input.agentProgram,
+    allowedTools: rules && (input.allowTools ?? []).length > 0 ? input.allowTools : undefined,
+    disallowedTools: rules && (input.denyTools ?? []).length > 0 ? input.denyTools : undefined,
   };
   for (const [key, value] of Object.entries(optional)) {
     if (value !== undefined) settings[key] = value;
@@ -67,6 +94,7 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
   const presets = input.presets ?? [];
   parseAllowList(allow, presets);
   const envNames = checkEnvNames(input.envNames ?? []);
+  const approval = approvalSettings(input);
   const start = await resolveStart(input.repo, input.from);
   const settings: HostSettingsInput = {
     guest: agentSettings(input),
@@ -77,6 +105,7 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
     gitDir: start.gitDir,
     objectFormat: start.objectFormat,
     ...(input.limits === undefined ? {} : { limits: input.limits }),
+    ...(approval === undefined ? {} : { approval }),
   };
   const summary = await tasks.create({
     prompt: input.prompt,
@@ -87,4 +116,30 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
     ...(input.labels === undefined ? {} : { labels: input.labels }),
   });
   return { summary, start };
+}
+
+/** The host's approval settings from the input, checked; undefined when none were given. */
+function approvalSettings(input: CreateTaskInput): HostSettingsInput["approval"] {
+  const allow = input.allowTools ?? [];
+  const deny = input.denyTools ?? [];
+  parseToolRules(allow, "--allow-tool");
+  parseToolRules(deny, "--deny-tool");
+  const timeout = input.approveTimeoutSeconds;
+  if (timeout !== undefined) {
+    const max = HOST_LIMITS.maxApprovalTimeoutMs / 1000;
+    if (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > max) {
+      throw new BadTaskOptionError(
+        `the approval timeout ${timeout} s is not between 1 s and ${max} s`,
+        "give --approve-timeout a duration such as 5m",
+      );
+    }
+  }
+  if (allow.length === 0 && deny.length === 0 && timeout === undefined) return undefined;
+  if (input.agent === "command") {
+    throw new BadTaskOptionError(
+      "the command agent asks no permissions, so it takes no tool rules or approval timeout",
+      "drop --allow-tool, --deny-tool and --approve-timeout, or run an agent such as claude",
+    );
+  }
+  return { allow, deny, ...(timeout === undefined ? {} : { timeoutSeconds: timeout }) };
 }

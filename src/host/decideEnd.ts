@@ -1,8 +1,10 @@
 // How a task ended, decided from what the host knows: why it stopped the sandbox, if it did;
 // what came back (the result the guest claims, and the bundle the host checked itself); how the
 // sandbox exited. Pure: every fact is an argument, and the guest's claims count only where the
-// host could check them.
-import { cleanLine, cutText, type Result } from "../protocol/index.js";
+// host could check them. How the agent itself ended (a bound, an API error) is read by the
+// agent's own adapter from the agent's last line, the one claim only the agent can make.
+import { adapterFor, type AgentOutcome } from "../agents/index.js";
+import { cleanLine, cutText, type AgentName, type Result } from "../protocol/index.js";
 import type { StoppedBy, TerminalInput } from "../store/index.js";
 import type { BundleFacts } from "./verifyChanges.js";
 import type { StopReason } from "./stopTriggers.js";
@@ -22,6 +24,8 @@ export interface EndFacts {
   /** Which attach of the task this was. */
   attempt: number;
   sandbox: string;
+  /** The agent the task ran: its adapter reads the agent's last line. */
+  agent: AgentName;
 }
 
 /** The longest error text kept from the sandbox, after cleaning. */
@@ -36,7 +40,33 @@ function short(oid: string): string {
   return oid.slice(0, 12);
 }
 
-/** What the host checked and may show: the facts it verified, never a bare claim. */
+/** How the agent says its run ended, when it ran: its adapter's reading of its last line. */
+function agentOutcome(facts: EndFacts): AgentOutcome | undefined {
+  if (facts.results.kind !== "received") return undefined;
+  const { result } = facts.results;
+  if (result.agentExitCode === undefined) return undefined;
+  return adapterFor(facts.agent).outcome({
+    lastLine: result.agentResult,
+    exitCode: result.agentExitCode,
+  });
+}
+
+/** The agent's own account, kept apart from the host's facts under `agent`. */
+function agentAccount(outcome: AgentOutcome): Record<string, unknown> {
+  const { result } = outcome;
+  const account: Record<string, unknown> = { ok: result.ok };
+  if (result.stoppedBy !== undefined) account.stoppedBy = result.stoppedBy;
+  if (result.turns !== undefined) account.turns = result.turns;
+  if (result.costUSD !== undefined) account.costUSD = result.costUSD;
+  // The runner marks a result it made up for an agent that wrote none (stopped mid-turn).
+  if (outcome.madeUp || outcome.agentResult?.made_up_by === "warden") account.madeUp = true;
+  return account;
+}
+
+/**
+ * What the host checked and may show: the facts it verified, never a bare claim; and, under
+ * `agent`, the agent's own account of its run (turns, cost), which only the agent can give.
+ */
 function detailsOf(facts: EndFacts): Record<string, unknown> {
   const details: Record<string, unknown> = {
     base: facts.base,
@@ -57,7 +87,29 @@ function detailsOf(facts: EndFacts): Record<string, unknown> {
   details.leftovers = result.leftovers;
   if (result.truncated.length > 0) details.truncated = result.truncated;
   if (result.warnings.length > 0) details.warnings = result.warnings.length;
+  const outcome = agentOutcome(facts);
+  if (outcome !== undefined) details.agent = agentAccount(outcome);
   return details;
+}
+
+/** Why the agent's run did not succeed, in its own words when it gave any. */
+function agentError(outcome: AgentOutcome, exitCode: number): string {
+  const { result } = outcome;
+  // Without a line of the agent's own, the adapter's message only repeats the exit code.
+  const said =
+    outcome.agentResult !== undefined && result.message !== undefined
+      ? `: ${sandboxText(result.message)}`
+      : "";
+  switch (result.stoppedBy) {
+    case "turns":
+      return `the agent reached its turn limit${said}`;
+    case "budget":
+      return `the agent reached its budget${said}`;
+    case undefined:
+      return exitCode === 0
+        ? `the agent failed${said}`
+        : `the agent exited with code ${exitCode}${said}`;
+  }
 }
 
 /** The agent's own summary when it left one (a `result` text in its last JSON line). */
@@ -123,6 +175,10 @@ export function decideEnd(facts: EndFacts): TerminalInput {
     return failed(facts, `the agent ran past its timeout${limit} and was stopped`, "host_timeout");
   }
   if (result.agentExitCode === undefined) return failed(facts, "the agent never ran");
+  const outcome = agentOutcome(facts);
+  if (outcome !== undefined && !outcome.result.ok) {
+    return failed(facts, agentError(outcome, result.agentExitCode), outcome.result.stoppedBy);
+  }
   if (result.agentExitCode !== 0) {
     return failed(facts, `the agent exited with code ${result.agentExitCode}`);
   }

@@ -5,6 +5,7 @@ import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { AGENTS, cleanLine, type AgentName } from "../protocol/index.js";
 import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
+import { AGENT_PROGRAMS, findAgentProgram, programVersion } from "./agentProgram.js";
 import { GUEST_MAIN } from "./guestProgram.js";
 
 const run = promisify(execFile);
@@ -22,6 +23,9 @@ export interface AgentReport {
   name: AgentName;
   usable: boolean;
   detail: string;
+  /** The program a task would run, symlinks resolved, and its `--version` line. */
+  path?: string;
+  version?: string;
 }
 
 export interface DoctorReport {
@@ -103,30 +107,72 @@ function onPath(program: string): string | undefined {
   return undefined;
 }
 
+const SOURCE_WORDS = {
+  settings: "",
+  path: " (on PATH)",
+  package: " (warden's own dev dependency)",
+} as const;
+
+/** One agent that runs a program of its own: found as a task would find it, and asked its version. */
+async function programReport(name: AgentName, program: string): Promise<AgentReport> {
+  const found = findAgentProgram(name, undefined, process.env);
+  if (found === undefined) {
+    return {
+      name,
+      usable: false,
+      detail: `${program} is not on PATH: install it to use --agent ${name}, or pass --agent-program`,
+    };
+  }
+  const version = await programVersion(found.path);
+  if (version === undefined) {
+    return {
+      name,
+      usable: false,
+      path: found.path,
+      detail: `${found.path} does not answer \`${program} --version\`: reinstall it`,
+    };
+  }
+  return {
+    name,
+    usable: true,
+    path: found.path,
+    version,
+    detail: `${version} at ${found.path}${SOURCE_WORDS[found.source]}`,
+  };
+}
+
 /**
- * Every agent the settings may name, and whether it can run: `command` needs nothing more; any
- * other agent needs its program (named as the agent is) on this machine.
+ * Every agent the settings may name, and whether it can run: `command` needs nothing more; an
+ * agent with a program of its own needs it on this machine, answering `--version`.
  */
-function agentReports(): AgentReport[] {
-  return AGENTS.map((name: AgentName): AgentReport => {
-    if (name === "command") {
-      return { name, usable: true, detail: "runs the command given after `--`" };
-    }
-    const path = onPath(name);
-    return path === undefined
-      ? { name, usable: false, detail: `${name} is not on PATH: install it to use --agent ${name}` }
-      : { name, usable: true, detail: path };
-  });
+async function agentReports(): Promise<AgentReport[]> {
+  return Promise.all(
+    AGENTS.map(async (name: AgentName): Promise<AgentReport> => {
+      if (name === "command") {
+        return { name, usable: true, detail: "runs the command given after `--`" };
+      }
+      const program = AGENT_PROGRAMS[name];
+      if (program !== undefined) return programReport(name, program);
+      const path = onPath(name);
+      return path === undefined
+        ? {
+            name,
+            usable: false,
+            detail: `${name} is not on PATH: install it to use --agent ${name}`,
+          }
+        : { name, usable: true, detail: path };
+    }),
+  );
 }
 
 export async function doctorReport(): Promise<DoctorReport> {
-  const [git, backends] = await Promise.all([checkGit(), checkBackends()]);
+  const [git, backends, agents] = await Promise.all([checkGit(), checkBackends(), agentReports()]);
   const checks = [checkNode(), git, checkRunner()];
   const sandboxOk = backends.some((b) => b.name === DEFAULT_SANDBOX && b.ok);
   return {
     ready: sandboxOk && checks.every((c) => c.ok),
     checks,
     backends,
-    agents: agentReports(),
+    agents,
   };
 }

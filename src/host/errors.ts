@@ -139,3 +139,67 @@ export class BadBranchNameError extends HostError {
     );
   }
 }
+
+/** The agent's program is not on this machine (or not where the task says). */
+export class AgentMissingError extends HostError {
+  readonly exitClass = "operational";
+  constructor(agent: string, program: string, configured: string | undefined) {
+    super(
+      "AGENT_MISSING",
+      configured === undefined
+        ? `the ${agent} agent's program ${program} is not on PATH, nor in warden's node_modules`
+        : `the ${agent} agent's program ${cleanLine(configured)} is not an executable file`,
+      agent === "claude"
+        ? "install Claude Code (`npm install -g @anthropic-ai/claude-code`), or name its program with --agent-program; `warden doctor` shows what it finds"
+        : `install ${program}, or name its program with --agent-program`,
+    );
+  }
+}
+
+/** The agent's program lives where no sandbox may look (the user's home). */
+export class AgentUnusableError extends HostError {
+  readonly exitClass = "operational";
+  constructor(path: string, why: string) {
+    super(
+      "AGENT_UNUSABLE",
+      `the agent's program ${cleanLine(path)} cannot be shown to the sandbox: ${why}`,
+      "install the agent outside your home directory (for example with `npm install -g`), or copy it elsewhere and pass --agent-program",
+    );
+  }
+}
+
+/** An agent that talks to the Anthropic API, and no key on the host for the relay to add. */
+export class NoApiKeyError extends HostError {
+  readonly exitClass = "operational";
+  constructor(agent: string) {
+    super(
+      "NO_API_KEY",
+      `the ${agent} agent needs an API key, and neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set here`,
+      "set ANTHROPIC_API_KEY in the environment that runs the task; it stays on the host, the sandbox gets a placeholder",
+    );
+  }
+}
+
+/** approve `prompt` where nothing in the sandbox could ask the host. */
+export class ApprovalUnavailableError extends HostError {
+  readonly exitClass = "usage";
+  constructor(sandbox: string) {
+    super(
+      "APPROVAL_UNAVAILABLE",
+      `approve is "prompt", but the ${sandbox} sandbox has no channel to ask the host through`,
+      "use --approve always or never with --allow-tool and --deny-tool rules, or a sandbox that carries the channel (bwrap)",
+    );
+  }
+}
+
+/** The channel's socket path is too long for a unix socket. */
+export class ChannelPathError extends HostError {
+  readonly exitClass = "operational";
+  constructor(path: string) {
+    super(
+      "CHANNEL_PATH",
+      `the socket path ${cleanLine(path)} is too long for a unix socket`,
+      "use a data directory with a shorter path (--data-dir or WARDEN_DATA_DIR)",
+    );
+  }
+}

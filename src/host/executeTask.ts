@@ -2,12 +2,22 @@
 // network gate, the sandbox; its stdout received as results while its stderr becomes progress;
 // the stop when the task is cancelled or a bound passes; the results checked against what the
 // host knows; and the terminal record, decided by decideEnd.
+import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { makePlaceholderKey, startEgress, type RunningEgress } from "../egress/index.js";
-import { cleanLine, receiveResults, WardenError, type ReceivedResults } from "../protocol/index.js";
+import {
+  CHANNEL_SOCKET,
+  cleanLine,
+  receiveResults,
+  WardenError,
+  type ReceivedResults,
+} from "../protocol/index.js";
 import type { RunningSandbox, SandboxBackendOptions, SandboxRequest } from "../sandbox/index.js";
 import type { Attachment, Tasks, TerminalInput, TerminalRecord } from "../store/index.js";
+import { ApprovalDesk } from "./approvalDesk.js";
+import { startChannelServer, type RunningChannel } from "./channelServer.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
+import { eventText } from "./eventText.js";
 import { agentBinds } from "./guestProgram.js";
 import { GuestProgress } from "./guestProgress.js";
 import { HOST_LIMITS, hostLimitMs } from "./hostLimits.js";
@@ -80,6 +90,7 @@ class TaskRun {
   /** The terminal input, or "interrupted" when the host itself was told to stop. */
   async run(): Promise<TerminalInput | "interrupted"> {
     let egress: RunningEgress | undefined;
+    let channel: RunningChannel | undefined;
     try {
       await prepareAttempt(this.#layout);
       this.#progress = new GuestProgress(
@@ -100,16 +111,23 @@ class TaskRun {
         ...this.plan.variables,
         ...(placeholder === undefined ? {} : { ANTHROPIC_API_KEY: placeholder }),
       };
+      const program = this.plan.program;
       await writeShare(this.#layout.share, {
-        settings: guestSettings(host, spec, agentEnv),
+        settings: guestSettings(
+          host,
+          spec,
+          agentEnv,
+          program === undefined ? {} : { agentProgram: program.path },
+        ),
         prompt: spec.prompt,
         gitDir: host.gitDir,
         base: spec.base,
         objectFormat: host.objectFormat,
       });
       egress = await this.#startEgress(placeholder);
+      channel = await this.#startChannel();
       if (this.#aborted()) return "interrupted";
-      const sandbox = await this.plan.backend.start(this.#request(egress));
+      const sandbox = await this.plan.backend.start(this.#request(egress, channel));
       this.#sandbox = sandbox;
       const ended = (): void => {
         this.#ended = true;
@@ -137,6 +155,7 @@ class TaskRun {
       if (this.#sandbox !== undefined && !this.#hasEnded()) {
         await this.#sandbox.stop(HOST_LIMITS.refusedGraceMs).catch(() => undefined);
       }
+      await channel?.close().catch(() => undefined);
       await egress?.close().catch(() => undefined);
       await this.#progress?.close();
       await cleanAttempt(this.#layout).catch(() => undefined);
@@ -164,17 +183,44 @@ class TaskRun {
     });
   }
 
-  #request(egress: RunningEgress): SandboxRequest {
-    const { host, runner } = this.plan;
+  /** The guest-to-host channel, in the egress directory startEgress made (0700). */
+  async #startChannel(): Promise<RunningChannel> {
+    const { approval } = this.plan;
+    return startChannelServer({
+      path: join(this.#layout.egress, CHANNEL_SOCKET),
+      attachment: this.attachment,
+      approvals: new ApprovalDesk({
+        attachment: this.attachment,
+        policy: approval.policy,
+        rules: approval.rules,
+        timeoutMs: approval.timeoutMs,
+        reporter: this.reporter,
+      }),
+      onAgentEvent: (event) => {
+        const { type, ...fields } = event;
+        const text = eventText("agent", { kind: type, ...fields });
+        if (text !== undefined) this.reporter.progress(`agent: ${text}`);
+      },
+    });
+  }
+
+  #request(egress: RunningEgress, channel: RunningChannel): SandboxRequest {
+    const { host, runner, program } = this.plan;
     const sockets = [{ name: "proxy", path: egress.proxySocket }];
     if (egress.relaySocket !== undefined) sockets.push({ name: "relay", path: egress.relaySocket });
+    // The socket's name inside is control.sock: the backend appends `.sock` to each name.
+    sockets.push({ name: CHANNEL_SOCKET.replace(/\.sock$/, ""), path: channel.path });
     return {
       taskId: this.attachment.id,
       share: this.#layout.share,
       workspace: this.#layout.workspace,
       sockets,
       runner: { program: runner.program, args: runner.args },
-      readOnlyBinds: [...runner.binds, ...agentBinds(host.guest.command)],
+      readOnlyBinds: [
+        ...runner.binds,
+        ...agentBinds(host.guest.command),
+        ...(program?.binds ?? []),
+      ],
       env: {},
       limits: host.limits ?? {},
     };
@@ -249,6 +295,7 @@ class TaskRun {
       timeoutSeconds: host.guest.timeoutSeconds,
       attempt: this.attachment.attempt,
       sandbox: backend.name,
+      agent: host.guest.agent,
     });
   }
 

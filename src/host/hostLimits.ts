@@ -35,6 +35,25 @@ export const HOST_LIMITS = {
   guestLogBytes: 16 * MiB,
   /** How often the executor looks for a cancel request and the time when no notification came. */
   stopPollMs: 250,
+  /**
+   * Agent events one attach records from the channel. A long run has a few thousand (turns,
+   * tool calls, usage); the whole stream is in results/transcript.jsonl, so past this the
+   * events only say that the rest were dropped.
+   */
+  agentEvents: 20_000,
+  /**
+   * How long a permission prompt waits for a person (`warden approve`) before it is denied,
+   * unless the task says otherwise: long enough to notice and answer, short enough that an
+   * agent nobody watches does not sit idle until its deadline.
+   */
+  approvalTimeoutMs: 10 * MINUTE,
+  /**
+   * Approval events (asked, answered) one attach records. An agent asks about one call at a
+   * time; a runner that asks thousands of times is flooding, and the rest are only counted.
+   */
+  approvalEvents: 2000,
+  /** The longest a task may set for it: a day; its deadline bounds it anyway. */
+  maxApprovalTimeoutMs: 24 * 60 * MINUTE,
 } as const;
 
 /**

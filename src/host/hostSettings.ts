@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { checkSettings, cleanLine, type Settings } from "../protocol/index.js";
 import { NotAHostTaskError } from "./errors.js";
+import { HOST_LIMITS } from "./hostLimits.js";
+import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./toolRules.js";
 
 /** The sandbox backends a task may name. `none` only ever when asked for. */
 export const SANDBOX_CHOICES = ["bwrap", "none"] as const;
@@ -33,6 +35,24 @@ const hostSettingsSchema = z
       .object({
         memoryBytes: z.number().int().min(0).optional(),
         processes: z.number().int().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * How the host answers the agent's permission prompts beyond the agent's own `approve`
+     * policy: allow and deny rules by tool and pattern (see toolRules.ts), and how long a prompt
+     * waits for a person under `prompt`.
+     */
+    approval: z
+      .object({
+        allow: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
+        deny: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(HOST_LIMITS.maxApprovalTimeoutMs / 1000)
+          .optional(),
       })
       .strict()
       .optional(),
@@ -78,16 +98,19 @@ export function readHostSettings(id: string, settings: Record<string, unknown>):
 }
 
 /**
- * task.json for one attach: the stored agent settings, the ids of the spec, and the agent's
- * extra environment (the placeholder API key, the values of the --env names).
+ * task.json for one attach: the stored agent settings, the ids of the spec, the agent's extra
+ * environment (the placeholder API key, the values of the --env names), and what the host
+ * decided for this attach (the agent's program inside the sandbox).
  */
 export function guestSettings(
   host: HostSettings,
   spec: { id: string; parent: string | null; hop: number },
   env: Readonly<Record<string, string>> = {},
+  overrides: { agentProgram?: string } = {},
 ): Settings {
   return checkSettings({
     ...host.guest,
+    ...overrides,
     ...(Object.keys(env).length === 0 ? {} : { env }),
     taskId: spec.id,
     ...(spec.parent === null ? {} : { parentTaskId: spec.parent }),

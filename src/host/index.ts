@@ -53,5 +53,52 @@ export {
   GitError,
   BranchExistsError,
   BadBranchNameError,
+  AgentMissingError,
+  AgentUnusableError,
+  NoApiKeyError,
+  ApprovalUnavailableError,
+  ChannelPathError,
   type HostExitClass,
 } from "./errors.js";
+export {
+  startChannelServer,
+  AGENT_EVENT_TYPE,
+  type ChannelServerOptions,
+  type RunningChannel,
+  type ChannelCounts,
+} from "./channelServer.js";
+export { CONNECTION_LIMITS, type ChannelStats } from "./channelConnection.js";
+export { checkAgentEvent } from "./agentEvents.js";
+export {
+  ApprovalDesk,
+  DESK_PENDING_LIMIT,
+  type ApprovalDeskOptions,
+  type ApprovalAnswer,
+} from "./approvalDesk.js";
+export {
+  judgeToolCall,
+  NO_RULES,
+  type ApprovalRules,
+  type ApprovePolicy,
+  type PolicyVerdict,
+} from "./approvalPolicy.js";
+export {
+  parseToolRule,
+  parseToolRules,
+  ruleMatches,
+  toolSubject,
+  MAX_TOOL_RULES,
+  MAX_TOOL_RULE_BYTES,
+  type ToolRule,
+} from "./toolRules.js";
+export {
+  findAgentProgram,
+  programVersion,
+  programBinds,
+  AGENT_PROGRAMS,
+  DEV_AGENT_BIN,
+  type AgentProgram,
+  type ProgramSource,
+} from "./agentProgram.js";
+export { eventText, dollars } from "./eventText.js";
+export { approvalPlan, CHANNEL_SANDBOXES, type ApprovalPlan } from "./preflight.js";

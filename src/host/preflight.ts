@@ -1,14 +1,30 @@
 // The checks of an attach that need no lock: the task is the host's, its sandbox can run here,
-// the runner is built, every --env variable is set. A refusal here leaves the task as it was.
+// the runner is built, every --env variable is set, the agent's program is here, the API key is
+// here for an agent that needs one, and a task that asks a person has a way to ask. A refusal
+// here leaves the task as it was.
+import { homedir } from "node:os";
 import { relaySettingsFromEnv, type RelayHostSettings } from "../egress/index.js";
+import type { AgentName } from "../protocol/index.js";
 import {
   sandboxBackend,
   type SandboxBackend,
   type SandboxBackendOptions,
+  type SandboxName,
 } from "../sandbox/index.js";
 import type { Tasks, TaskSpec } from "../store/index.js";
+import { AGENT_PROGRAMS, findAgentProgram, type AgentProgram } from "./agentProgram.js";
 import { agentVariables } from "./agentVariables.js";
-import { BackendUnusableError, NotAHostTaskError } from "./errors.js";
+import type { ApprovalRules, ApprovePolicy } from "./approvalPolicy.js";
+import {
+  AgentMissingError,
+  AgentUnusableError,
+  ApprovalUnavailableError,
+  BackendUnusableError,
+  NoApiKeyError,
+  NotAHostTaskError,
+} from "./errors.js";
+import { HOST_LIMITS } from "./hostLimits.js";
+import { parseToolRules } from "./toolRules.js";
 import { guestProgram, type GuestProgram } from "./guestProgram.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 
@@ -20,6 +36,64 @@ export interface Preflight {
   runner: GuestProgram;
   variables: Record<string, string>;
   relay: RelayHostSettings | undefined;
+  /** The agent's program and what to bind for it; undefined for the `command` agent. */
+  program: AgentProgram | undefined;
+  approval: ApprovalPlan;
+}
+
+/** How this attach answers permission prompts. */
+export interface ApprovalPlan {
+  policy: ApprovePolicy;
+  rules: ApprovalRules;
+  timeoutMs: number;
+}
+
+/** Agents that call the Anthropic API, and so need the relay's key. */
+const API_AGENTS: ReadonlySet<AgentName> = new Set(["claude"]);
+
+/**
+ * Sandboxes that carry the guest-to-host channel (control.sock beside the egress sockets):
+ * only through it can an agent's permission prompt reach a person.
+ */
+export const CHANNEL_SANDBOXES: ReadonlySet<SandboxName> = new Set(["bwrap", "none"]);
+
+/** The approval plan of a task; refuses `prompt` where the sandbox carries no channel. Pure. */
+export function approvalPlan(host: HostSettings, sandbox: SandboxName): ApprovalPlan {
+  const policy = host.guest.approve ?? "always";
+  if (policy === "prompt" && !CHANNEL_SANDBOXES.has(sandbox)) {
+    throw new ApprovalUnavailableError(sandbox);
+  }
+  const approval = host.approval;
+  return {
+    policy,
+    rules: {
+      allow: parseToolRules(approval?.allow ?? [], "--allow-tool"),
+      deny: parseToolRules(approval?.deny ?? [], "--deny-tool"),
+    },
+    timeoutMs:
+      approval?.timeoutSeconds === undefined
+        ? HOST_LIMITS.approvalTimeoutMs
+        : approval.timeoutSeconds * 1000,
+  };
+}
+
+/** The agent's program, for an agent that has one; refuses one that is missing or unusable. */
+function agentProgram(
+  host: HostSettings,
+  env: Readonly<Record<string, string | undefined>>,
+): AgentProgram | undefined {
+  const agent = host.guest.agent;
+  const name = AGENT_PROGRAMS[agent];
+  if (name === undefined) return undefined;
+  const configured = host.guest.agentProgram;
+  const program = findAgentProgram(agent, configured, env);
+  if (program === undefined) throw new AgentMissingError(agent, name, configured);
+  const home = homedir();
+  const hidden = program.binds.find((bind) => bind === home || bind.startsWith(home + "/"));
+  if (hidden !== undefined) {
+    throw new AgentUnusableError(hidden, "it is inside your home directory, which no sandbox sees");
+  }
+  return program;
 }
 
 export async function preflight(
@@ -35,14 +109,21 @@ export async function preflight(
     throw new NotAHostTaskError(id, "its spec names no repository or start commit");
   }
   const backend = sandboxBackend(host.sandbox, options.sandboxOptions);
+  const approval = approvalPlan(host, backend.name);
   const check = await backend.check();
   if (!check.ok) throw new BackendUnusableError(host.sandbox, check.why, check.fix);
+  const relay = relaySettingsFromEnv(env);
+  if (API_AGENTS.has(host.guest.agent) && relay === undefined) {
+    throw new NoApiKeyError(host.guest.agent);
+  }
   return {
     host,
     spec: { ...spec, repo, base },
     backend,
     runner: guestProgram(env),
     variables: agentVariables(host.envNames, env),
-    relay: relaySettingsFromEnv(env),
+    relay,
+    program: agentProgram(host, env),
+    approval,
   };
 }

@@ -11,10 +11,18 @@ import { EventLog, STORE_EVENTS } from "./eventLog.js";
 import {
   deliverMessage,
   requeueInFlight,
+  takeOldestPending,
   takePending,
   withInboxLock,
   type InboxMessage,
 } from "./inbox.js";
+import {
+  awaitApproval,
+  expireApprovals,
+  openApproval,
+  type ApprovalRequest,
+  type AwaitApprovalOptions,
+} from "./approvals.js";
 import { STORE_TIMING } from "./limits.js";
 import { readCancelSync } from "./readTask.js";
 import type { TaskSpec } from "./spec.js";
@@ -33,6 +41,9 @@ export interface FinishOptions {
 
 /** How often a finishing parent looks at its running children again. */
 const CHILD_POLL_MS = 50;
+
+/** Why prompts left pending by an earlier attach are denied. */
+const RUN_GONE = "the run that asked is gone";
 
 /** Whether an attachment runs the task, or only records an end it did not run to. */
 export type AttachMode = "run" | "record";
@@ -89,6 +100,8 @@ export class Attachment {
         const now = ctx.now();
         mkdirSync(paths.results, { recursive: true, mode: 0o700 });
         await requeueInFlight(paths, ctx.hooks);
+        // Prompts a dead executor left waiting were asked by a run that is gone.
+        await expireApprovals(paths, RUN_GONE, now, ctx.hooks);
         log.appendStoreEvent(
           STORE_EVENTS.attached,
           { attempt, pid: process.pid, host: ctx.host },
@@ -129,6 +142,41 @@ export class Attachment {
   async takeMessages(): Promise<InboxMessage[]> {
     this.#open();
     return takePending(this.#paths, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /** Takes the oldest pending message (now in_flight), or undefined when none is pending. */
+  async takeNextMessage(): Promise<InboxMessage | undefined> {
+    this.#open();
+    return takeOldestPending(this.#paths, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /**
+   * Opens a permission prompt for a person (`warden approve`): the tool and one line of what
+   * the call would do. Refuses a 9th waiting one (APPROVALS_BUSY) and a 257th (APPROVALS_FULL).
+   */
+  async askApproval(call: { tool: string; input: string }): Promise<ApprovalRequest> {
+    this.#open();
+    return openApproval(
+      this.#paths,
+      { ...call, attempt: this.attempt },
+      this.#ctx.now(),
+      this.#ctx.hooks,
+    );
+  }
+
+  /**
+   * Waits for prompt `n` to be answered; denies it itself at the timeout, or when the signal
+   * aborts, unless an answer came first. Returns the request as it was settled.
+   */
+  async awaitApproval(n: number, options: AwaitApprovalOptions): Promise<ApprovalRequest> {
+    this.#open();
+    return awaitApproval(this.#paths, n, options, this.#ctx.now, this.#ctx.hooks);
+  }
+
+  /** Denies every prompt still waiting, because the run that asked them has ended. */
+  async expireApprovals(reason: string): Promise<number> {
+    this.#open();
+    return expireApprovals(this.#paths, reason, this.#ctx.now(), this.#ctx.hooks);
   }
 
   /** Marks a taken message delivered, with a reply that is cut to 4 KiB. */

@@ -420,3 +420,79 @@ export class DataDirError extends StoreError {
     );
   }
 }
+
+/** A permission prompt number the task never asked. */
+export class ApprovalNotFoundError extends StoreError {
+  readonly exitClass = "usage";
+  constructor(id: string, n: number) {
+    super(
+      "APPROVAL_NOT_FOUND",
+      `task ${id} has no approval request ${n}`,
+      "list the task's requests with `warden approvals`",
+    );
+  }
+}
+
+/** A permission prompt that has its answer already: the first answer stands. */
+export class ApprovalAnsweredError extends StoreError {
+  readonly exitClass = "operational";
+  constructor(id: string, request: { n: number; decision?: string; answeredBy?: string }) {
+    const how =
+      request.answeredBy === "person"
+        ? `${request.decision ?? "answered"} by a person`
+        : request.answeredBy === "timeout"
+          ? "denied when nobody answered in time"
+          : "denied when the run that asked ended";
+    super(
+      "APPROVAL_ANSWERED",
+      `approval request ${request.n} of task ${id} was already answered: ${how}`,
+      "each request is answered once; see the task's requests with `warden approvals`",
+    );
+  }
+}
+
+/** A task whose agent has as many prompts waiting as the store keeps at once. */
+export class ApprovalsBusyError extends StoreError {
+  readonly exitClass = "operational";
+  constructor(id: string, max: number) {
+    super(
+      "APPROVALS_BUSY",
+      `task ${id} already has ${max} approval requests waiting`,
+      "answer the waiting requests with `warden approve`",
+    );
+  }
+}
+
+/** A task that has put all the prompts to a person that a task may. */
+export class ApprovalsFullError extends StoreError {
+  readonly exitClass = "operational";
+  constructor(id: string, max: number) {
+    super(
+      "APPROVALS_FULL",
+      `task ${id} has asked its ${max} approval requests`,
+      "run the task with approve `always` or `never` and allow or deny rules instead",
+    );
+  }
+}
+
+export type ApproveRefusal = "self" | "ancestor" | "peer" | "other_tree";
+
+/** A task answering a prompt it may not: its own, or one of a task above or beside it. */
+export class ApproveNotAllowedError extends StoreError {
+  readonly exitClass = "usage";
+  readonly edge: ApproveRefusal;
+  constructor(by: string, target: string, edge: ApproveRefusal) {
+    const what = {
+      self: "itself",
+      ancestor: "its ancestor",
+      peer: "a peer in its own tree",
+      other_tree: "a task of another tree",
+    }[edge];
+    super(
+      "APPROVE_NOT_ALLOWED",
+      `task ${by} may not answer the approval requests of ${target}: it is ${what}`,
+      "a task may answer only its descendants' requests; a person answers from outside any task",
+    );
+    this.edge = edge;
+  }
+}

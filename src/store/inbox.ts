@@ -178,3 +178,25 @@ export async function requeueInFlight(paths: TaskPaths, hooks: StoreHooks): Prom
     return stuck.length;
   });
 }
+
+/**
+ * Moves the oldest pending message to in_flight and returns it, or undefined when none is
+ * pending. Exactly one message moves, so an executor that takes one message per turn boundary
+ * never holds more than it can answer.
+ */
+export async function takeOldestPending(
+  paths: TaskPaths,
+  at: number,
+  hooks: StoreHooks,
+): Promise<InboxMessage | undefined> {
+  if (!existsSync(paths.inbox)) return undefined;
+  return withInboxLock(paths, async () => {
+    const messages = await readInbox(paths);
+    const next = messages.find((m) => m.state === "pending");
+    if (next === undefined) return undefined;
+    next.state = "in_flight";
+    next.takenAt = at;
+    await writeInbox(paths, messages, hooks);
+    return next;
+  });
+}

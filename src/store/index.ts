@@ -1,6 +1,12 @@
 // warden/store: the durable task store. A task is a directory; execution belongs to whoever
 // holds its attach.lock; every other verb works on the files. See tasks.ts for each verb.
-export { Tasks, type OpenOptions, type SendOptions, type CancelOptions } from "./tasks.js";
+export {
+  Tasks,
+  type OpenOptions,
+  type SendOptions,
+  type CancelOptions,
+  type ApproveOptions,
+} from "./tasks.js";
 export { Attachment, type FinishOptions } from "./attachment.js";
 export type { CreateOptions } from "./createTask.js";
 export type { CancelOutcome } from "./cancelTask.js";
@@ -20,6 +26,15 @@ export {
 export type { TerminalInput } from "./buildTerminal.js";
 export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
 export { STORE_EVENTS, type TaskEvent } from "./eventLog.js";
+export {
+  APPROVAL_DECISIONS,
+  APPROVAL_ANSWERERS,
+  type ApprovalDecision,
+  type ApprovalAnswerer,
+  type ApprovalRequest,
+  type AwaitApprovalOptions,
+} from "./approvals.js";
+export type { ReplyOutcome, AwaitReplyOptions } from "./awaitReply.js";
 export { taskSpecInputSchema, type TaskSpecInput, type TaskSpec, type StoredSpec } from "./spec.js";
 export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
@@ -27,6 +42,6 @@ export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js
 export { resolveDataDir, type DataDirChoice } from "./dataDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export type { StoreHooks } from "./atomicFile.js";
-export { cancelDecision, waitDecision, type Lineage } from "./policy.js";
+export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";
 export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 export * from "./errors.js";

@@ -47,6 +47,19 @@ export const STORE_LIMITS = {
   gcDefaultAgeMs: 7 * DAY,
   /** The shortest id prefix that resolves: shorter prefixes collide as soon as a few tasks exist. */
   minIdPrefix: 4,
+  /**
+   * Permission prompts a task may put to a person over its life: each one waits for somebody,
+   * so a task that asks more than this is not one a person can follow. Past it, the host denies.
+   */
+  approvalRequests: 256,
+  /** Prompts waiting for an answer at once: an agent asks about one tool call at a time. */
+  approvalsPending: 8,
+  /** A prompt's tool name, as the agent named it. */
+  approvalToolBytes: 256,
+  /** What a prompt shows of the tool call: one summary line, never the whole input. */
+  approvalInputBytes: 2 * KiB,
+  /** The reason given with an answer: a sentence for the model, not a document. */
+  approvalReasonBytes: 1 * KiB,
 } as const;
 
 export const STORE_TIMING = {

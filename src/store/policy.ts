@@ -1,6 +1,6 @@
 // The tree policies of DESIGN.md, as pure functions of two lineages. Cancel is downward only;
 // a wait may go to a descendant or an independent root, never to itself, an ancestor or a peer.
-import type { CancelRefusal, WaitRefusal } from "./errors.js";
+import type { ApproveRefusal, CancelRefusal, WaitRefusal } from "./errors.js";
 
 /** A task's place in its tree: its id and its ancestors, root first. */
 export interface Lineage {
@@ -65,4 +65,21 @@ export function closesCycle(
     stack.push(...(next.get(node) ?? []));
   }
   return false;
+}
+
+export type ApproveDecision =
+  { allowed: true; edge: "outside" | "descendant" } | { allowed: false; edge: ApproveRefusal };
+
+/**
+ * Whether `by` (undefined: outside any task) may answer `target`'s permission prompts: a person
+ * outside any task, or a task above it, never the task itself (an agent approving its own tool
+ * calls would make the prompt pointless) nor one beside or below it.
+ */
+export function approveDecision(by: Lineage | undefined, target: Lineage): ApproveDecision {
+  if (by === undefined) return { allowed: true, edge: "outside" };
+  if (by.id === target.id) return { allowed: false, edge: "self" };
+  if (target.ancestors.includes(by.id)) return { allowed: true, edge: "descendant" };
+  if (by.ancestors.includes(target.id)) return { allowed: false, edge: "ancestor" };
+  if (rootOf(by) === rootOf(target)) return { allowed: false, edge: "peer" };
+  return { allowed: false, edge: "other_tree" };
 }

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import type { LockHolder } from "./lockHolder.js";
 import type { StoreContext } from "./context.js";
+import { readApprovals } from "./approvals.js";
 import { readInbox, type MessageState } from "./inbox.js";
 import {
   listChildren,
@@ -52,6 +53,8 @@ export interface TaskDetails extends TaskSummary {
   children: string[];
   /** How many messages the inbox has in each state. */
   messages: Record<MessageState, number>;
+  /** How many permission prompts wait for a person, and how many were answered. */
+  approvals: { pending: number; answered: number };
 }
 
 /** How many tasks list() reads before it lets other work on the event loop run. */
@@ -117,11 +120,14 @@ export async function taskDetails(ctx: StoreContext, paths: TaskPaths): Promise<
   const summary = summarize(paths, spec);
   const messages: Record<MessageState, number> = { pending: 0, in_flight: 0, delivered: 0 };
   for (const m of await readInbox(paths)) messages[m.state]++;
+  const approvals = { pending: 0, answered: 0 };
+  for (const r of await readApprovals(paths)) approvals[r.state]++;
   const details: TaskDetails = {
     ...summary,
     spec,
     children: listChildren(paths, ctx.tasksDir),
     messages,
+    approvals,
   };
   const terminal = readTerminalSync(paths);
   if (terminal !== undefined) details.terminal = terminal;

@@ -22,6 +22,9 @@ export const TASK_FILES = {
   results: "results",
   /** One empty file per child, named by the child's id: the downward index of the tree. */
   children: "children",
+  /** Permission prompts put to a person and their answers, replaced atomically under its lock. */
+  approvals: "approvals.json",
+  approvalsLock: "approvals.lock",
 } as const;
 
 /** The paths of one task, by name. */
@@ -62,5 +65,11 @@ export class TaskPaths {
   }
   get children(): string {
     return join(this.dir, TASK_FILES.children);
+  }
+  get approvals(): string {
+    return join(this.dir, TASK_FILES.approvals);
+  }
+  get approvalsLock(): string {
+    return join(this.dir, TASK_FILES.approvalsLock);
   }
 }

@@ -44,6 +44,15 @@
 //     recorded on the spot (under its attach.lock), so a wait never hangs on an orphan.
 //   remove(id, { recursive? })
 //     Takes attach.lock (refusing a running task), renames the directory out, deletes it.
+//   waitReply(id, n, { timeoutMs, signal })
+//     Waits until message n is delivered (its reply), the task ends without delivering it, or
+//     the timeout. fs.watch of the task directory, reads of inbox.json and terminal.json. No locks.
+//   approvals(id)
+//     The permission prompts put to a person, and their answers. No locks.
+//   approve(id, n, decision, { by?, reason? })
+//     Policy (a person outside any task, or an ancestor; never the task itself), then answers
+//     pending request n under approvals.lock (one read, one atomic write). Refused: unknown,
+//     already answered, or the task has finished.
 //   gc({ olderThan })
 //     Removes tasks finished longer ago than the age (never a task with a child it keeps), and
 //     what dead creators and removals left in tmp/. O(n).
@@ -56,10 +65,24 @@ import { StoreContext, type Env } from "./context.js";
 import { createTask, type CreateOptions } from "./createTask.js";
 import { prepareDataDir, resolveDataDir, type DataDirChoice } from "./dataDir.js";
 import { currentTask, type CurrentTask } from "./envProtocol.js";
-import { AlreadyAttachedError, DeadlinePassedError, TaskFinishedError } from "./errors.js";
+import {
+  AlreadyAttachedError,
+  ApproveNotAllowedError,
+  DeadlinePassedError,
+  TaskFinishedError,
+} from "./errors.js";
 import type { TaskEvent } from "./eventLog.js";
 import { appendMessage, readInbox, type InboxMessage } from "./inbox.js";
-import { readFullSpec, readTerminal } from "./readTask.js";
+import {
+  answerApproval,
+  readApprovals,
+  type ApprovalDecision,
+  type ApprovalRequest,
+} from "./approvals.js";
+import { awaitReply, type AwaitReplyOptions, type ReplyOutcome } from "./awaitReply.js";
+import { askerLineage } from "./lineage.js";
+import { approveDecision } from "./policy.js";
+import { readFullSpec, readSpec, readTerminal } from "./readTask.js";
 import { resolveTaskId } from "./resolveId.js";
 import {
   collectGarbage,
@@ -96,6 +119,13 @@ export interface OpenOptions {
 export interface SendOptions {
   /** The sending task (default: the one this process runs in); null for outside any task. */
   from?: string | null;
+}
+
+export interface ApproveOptions {
+  /** The answering task (default: the one this process runs in); null for outside any task. */
+  by?: string | null;
+  /** Told to the agent with the answer. */
+  reason?: string;
 }
 
 export interface CancelOptions {
@@ -197,6 +227,41 @@ export class Tasks {
     const paths = this.#ctx.paths(await this.resolve(ref));
     const from = options.from === undefined ? (this.current?.id ?? null) : options.from;
     return appendMessage(paths, body, from, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /** See AwaitReplyOptions. */
+  async waitReply(ref: string, n: number, options: AwaitReplyOptions = {}): Promise<ReplyOutcome> {
+    const paths = this.#ctx.paths(await this.resolve(ref));
+    return awaitReply(paths, n, options, this.#ctx.now);
+  }
+
+  async approvals(ref: string): Promise<ApprovalRequest[]> {
+    return readApprovals(this.#ctx.paths(await this.resolve(ref)));
+  }
+
+  async approve(
+    ref: string,
+    n: number,
+    decision: ApprovalDecision,
+    options: ApproveOptions = {},
+  ): Promise<ApprovalRequest> {
+    const paths = this.#ctx.paths(await this.resolve(ref));
+    const by = this.#by(options.by);
+    const target = await readSpec(paths);
+    const verdict = approveDecision(await askerLineage(this.#ctx, by), target);
+    if (!verdict.allowed) throw new ApproveNotAllowedError(by ?? "", paths.id, verdict.edge);
+    return answerApproval(
+      paths,
+      n,
+      {
+        decision,
+        answeredBy: "person",
+        by,
+        ...(options.reason === undefined ? {} : { reason: options.reason }),
+      },
+      this.#ctx.now(),
+      this.#ctx.hooks,
+    );
   }
 
   async cancel(ref: string, options: CancelOptions = {}): Promise<CancelOutcome> {

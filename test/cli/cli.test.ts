@@ -24,6 +24,8 @@ const VERBS = [
   "watch",
   "logs",
   "send",
+  "approve",
+  "approvals",
   "cancel",
   "wait",
   "fetch",
@@ -66,9 +68,65 @@ describe(
       assertError(await runCli(ws.dataDir, ["run", "--bogus"]), 2, /unknown option '--bogus'/);
       assertError(await runCli(ws.dataDir, ["frobnicate"]), 2, /unknown command/);
       assertError(
-        await runCli(ws.dataDir, ["run", "--repo", ws.repo, "--prompt", "x"]),
+        await runCli(ws.dataDir, ["run", "--agent", "command", "--repo", ws.repo, "--prompt", "x"]),
         2,
         /the command agent needs a command/,
+      );
+      assertError(
+        await runCli(ws.dataDir, ["run", "--agent", "claude", "--prompt", "x", "--", "true"]),
+        2,
+        /the claude agent takes no command/,
+      );
+      assertError(
+        await runCli(ws.dataDir, [
+          "create",
+          "--repo",
+          ws.repo,
+          "--prompt",
+          "x",
+          "--approve",
+          "sometimes",
+        ]),
+        2,
+        /sometimes/,
+      );
+      assertError(
+        await runCli(ws.dataDir, [
+          "create",
+          "--repo",
+          ws.repo,
+          "--prompt",
+          "x",
+          "--allow-tool",
+          "(Bash)",
+        ]),
+        2,
+        /--allow-tool \(Bash\): not a tool name/,
+      );
+      assertError(
+        await runCli(ws.dataDir, [
+          "create",
+          "--repo",
+          ws.repo,
+          "--prompt",
+          "x",
+          "--deny-tool",
+          "Write",
+          "--",
+          "true",
+        ]),
+        2,
+        /the command agent asks no permissions/,
+      );
+      assertError(
+        await runCli(ws.dataDir, ["approve", "0000", "1", "maybe"]),
+        2,
+        /neither allow nor deny/,
+      );
+      assertError(
+        await runCli(ws.dataDir, ["send", "0000", "hi", "--timeout", "1s"]),
+        2,
+        /--timeout goes with --await/,
       );
       assertError(
         await runCli(ws.dataDir, [

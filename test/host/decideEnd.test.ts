@@ -1,6 +1,8 @@
 // The terminal record is a pure function of what the host knows: these cases need no sandbox.
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { madeUpClaudeResult } from "../../src/agents/index.js";
 import { decideEnd, type EndFacts } from "../../src/host/index.js";
 import type { Result } from "../../src/protocol/index.js";
 import type { TerminalInput } from "../../src/store/index.js";
@@ -40,6 +42,7 @@ function facts(over: Partial<EndFacts> = {}): EndFacts {
     timeoutSeconds: undefined,
     attempt: 1,
     sandbox: "bwrap",
+    agent: "command",
     ...over,
   };
 }
@@ -223,4 +226,108 @@ test("the agent's own summary is used when its last line carries one, cleaned", 
     }),
   );
   assert.equal(end.summary, "fixed the bug?");
+});
+
+/** The last line of a captured Claude Code stream, as result.agentResult holds it. */
+function lastLine(name: string): Record<string, unknown> {
+  const text = readFileSync(
+    new URL(`../agents/fixtures/claude-${name}.jsonl`, import.meta.url),
+    "utf8",
+  );
+  const lines = text.trimEnd().split("\n");
+  return JSON.parse(lines[lines.length - 1] ?? "") as Record<string, unknown>;
+}
+
+/** The facts of a Claude Code run that ended with `line` and `exitCode`. */
+function claude(
+  line: Record<string, unknown>,
+  exitCode: number,
+  over: Partial<EndFacts> = {},
+): EndFacts {
+  return facts({
+    agent: "claude",
+    results: {
+      kind: "received",
+      result: result({ agent: "claude", agentExitCode: exitCode, agentResult: line }),
+      bundle: { kind: "verified", head: HEAD, commits: 1 },
+    },
+    ...over,
+  });
+}
+
+describe("how a Claude Code run ended, read by its adapter", () => {
+  test("a completed run succeeds with its answer, and its turns and cost are kept apart", () => {
+    const end = decideEnd(claude(lastLine("run1"), 0));
+    assert.equal(end.state, "succeeded");
+    assert.equal(end.summary, String(lastLine("run1").result));
+    const agent = details(end).agent as Record<string, unknown>;
+    assert.equal(agent.ok, true);
+    assert.equal(agent.turns, lastLine("run1").num_turns);
+    assert.equal(agent.costUSD, lastLine("run1").total_cost_usd);
+    assert.equal(details(end).head, HEAD, "the host's own facts stay beside it");
+  });
+
+  test("max turns ends it failed, stopped by turns, with Claude Code's words", () => {
+    const end = decideEnd(claude(lastLine("run_maxturns"), 1));
+    assert.equal(end.state, "failed");
+    assert.equal(end.stoppedBy, "turns");
+    assert.equal(
+      end.error,
+      "the agent reached its turn limit: Reached maximum number of turns (2)",
+    );
+    assert.equal((details(end).agent as Record<string, unknown>).stoppedBy, "turns");
+  });
+
+  test("the budget ends it failed, stopped by budget", () => {
+    const end = decideEnd(claude(lastLine("run_budget"), 1));
+    assert.equal(end.state, "failed");
+    assert.equal(end.stoppedBy, "budget");
+    assert.match(end.error ?? "", /Reached maximum budget \(\$0\.001\)/);
+  });
+
+  test("an API error that Claude Code reports as subtype success ends it failed with the API's message", () => {
+    const end = decideEnd(claude(lastLine("run_400"), 1));
+    assert.equal(end.state, "failed");
+    assert.equal(end.stoppedBy, undefined);
+    assert.equal(end.error, "the agent exited with code 1: API Error: 400 bad thing");
+  });
+
+  test("an API message with control characters is cleaned and cut", () => {
+    const line = {
+      ...lastLine("run_400"),
+      result: "API Error: 500 \u001b[31mred\u202e" + "z".repeat(10_000),
+    };
+    const end = decideEnd(claude(line, 1));
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point.
+    assert.doesNotMatch(end.error ?? "", /[\u001b\u202e]/);
+    assert.match(end.error ?? "", /^the agent exited with code 1: API Error: 500 \?\[31mred\?/);
+    assert.ok(Buffer.byteLength(end.error ?? "") < 2200);
+  });
+
+  test("a run cancelled mid-turn, with the result the runner made up, is cancelled", () => {
+    const end = decideEnd(claude(madeUpClaudeResult(143), 143, { stop: "cancel" }));
+    assert.equal(end.state, "cancelled");
+    assert.equal((details(end).agent as Record<string, unknown>).madeUp, true);
+  });
+
+  test("a run stopped without a cancel, with a made-up result, fails and says it was stopped", () => {
+    const end = decideEnd(claude(madeUpClaudeResult(143), 143));
+    assert.equal(end.state, "failed");
+    assert.match(
+      end.error ?? "",
+      /exited with code 143: Claude Code was stopped \(exit 143, SIGTERM\)/,
+    );
+  });
+
+  test("a run whose last line is not a result (killed while retrying) fails", () => {
+    const end = decideEnd(claude(lastLine("run_500"), 1));
+    assert.equal(end.state, "failed");
+    assert.match(end.error ?? "", /the agent exited with code 1/);
+  });
+
+  test("a successful result and then a non-zero exit is not a success", () => {
+    const end = decideEnd(claude(lastLine("run1"), 143));
+    assert.equal(end.state, "failed");
+    assert.match(end.error ?? "", /stopped after its last result/);
+  });
 });

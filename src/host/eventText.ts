@@ -1,0 +1,117 @@
+// A task's events as a person reads them: the agent's turns, what it said, the tools it used and
+// how they went, its usage and cost, retries, permission denials, approvals and messages. Every
+// text in an event may have come from the sandbox, so each is cleaned and cut to one line here.
+import { cleanLine, cutText } from "../protocol/index.js";
+import { AGENT_EVENT_TYPE } from "./channelServer.js";
+
+/** What a watcher sees of an assistant's text: one line of a terminal's width or so. */
+const SAID_BYTES = 160;
+
+type Fields = Readonly<Record<string, unknown>>;
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** One cleaned line, cut to `max` bytes with `…` when it was longer. */
+function line(text: string, max = 400): string {
+  const clean = cleanLine(text);
+  const { text: cut, cut: wasCut } = cutText(clean, max);
+  return wasCut ? `${cut}…` : cut;
+}
+
+/** Dollars as Claude Code reports them: small amounts need four places. */
+export function dollars(amount: number): string {
+  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
+}
+
+function agentText(e: Fields): string | undefined {
+  switch (e.kind) {
+    case "session": {
+      const model = str(e.model);
+      const session = str(e.sessionId);
+      return `session${session === undefined ? "" : ` ${line(session, 64)}`}${model === undefined ? "" : `, model ${line(model, 128)}`}`;
+    }
+    case "turn_started":
+      return `turn ${num(e.turn) ?? "?"}`;
+    case "turn_ended":
+      return `turn ${num(e.turn) ?? "?"} ended`;
+    case "assistant_text":
+      return `says: ${line(str(e.text) ?? "", SAID_BYTES)}`;
+    case "tool_use": {
+      const summary = str(e.summary) ?? "";
+      return `uses ${line(str(e.name) ?? "?", 128)}${summary === "" ? "" : `: ${line(summary)}`}`;
+    }
+    case "tool_result": {
+      const summary = str(e.summary);
+      const how = e.ok === true ? "tool ok" : "tool error";
+      return summary === undefined ? how : `${how}: ${line(summary)}`;
+    }
+    case "usage": {
+      const cost = num(e.costUSD);
+      return `usage: ${num(e.inputTokens) ?? 0} tokens in, ${num(e.outputTokens) ?? 0} out${cost === undefined ? "" : `, ${dollars(cost)} so far`}`;
+    }
+    case "retry": {
+      const status = num(e.status);
+      const message = str(e.message);
+      return `API retry ${num(e.attempt) ?? "?"}${status === undefined ? "" : ` (HTTP ${status})`}${message === undefined ? "" : `: ${line(message)}`}`;
+    }
+    case "permission_denied": {
+      const summary = str(e.summary);
+      return `permission denied: ${line(str(e.tool) ?? "?", 128)}${summary === undefined ? "" : `: ${line(summary)}`}`;
+    }
+    case "result": {
+      const parts: string[] = [];
+      const stoppedBy = str(e.stoppedBy);
+      parts.push(
+        stoppedBy !== undefined
+          ? `stopped by ${line(stoppedBy, 16)}`
+          : e.ok === true
+            ? "ok"
+            : "failed",
+      );
+      const turns = num(e.turns);
+      if (turns !== undefined) parts.push(`${turns} turn${turns === 1 ? "" : "s"}`);
+      const cost = num(e.costUSD);
+      if (cost !== undefined) parts.push(dollars(cost));
+      const message = str(e.message);
+      return `result: ${parts.join(", ")}${message === undefined ? "" : `: ${line(message, SAID_BYTES)}`}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The readable text of one event, without its time, or undefined for a type it does not know
+ * (the caller shows those as `key=value`).
+ */
+export function eventText(type: string, e: Fields): string | undefined {
+  switch (type) {
+    case AGENT_EVENT_TYPE:
+      return agentText(e);
+    case "progress":
+      return line(str(e.line) ?? "", 4096);
+    case "warning":
+      return line(str(e.text) ?? "", 4096);
+    case "approval_asked":
+      return `approval ${num(e.request) ?? "?"} asked: ${line(str(e.tool) ?? "?", 128)}: ${line(str(e.summary) ?? "")}`;
+    case "approval_answered": {
+      const request = num(e.request);
+      const decision = e.decision === "allow" ? "allowed" : "denied";
+      const by = str(e.by) ?? "?";
+      const what = `${line(str(e.tool) ?? "?", 128)}: ${line(str(e.summary) ?? "")}`;
+      return `approval${request === undefined ? "" : ` ${request}`} ${decision} by ${line(by, 16)}: ${what} (${line(str(e.reason) ?? "", 200)})`;
+    }
+    case "message_taken":
+      return `message ${num(e.n) ?? "?"} taken by the agent`;
+    case "message_delivered":
+      return `message ${num(e.n) ?? "?"} answered`;
+    default:
+      return undefined;
+  }
+}

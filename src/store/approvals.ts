@@ -1,0 +1,233 @@
+// Permission prompts put to a person: approvals.json, replaced atomically by whoever holds
+// approvals.lock. The executor opens a request (pending) when its agent asks about a tool call
+// and the task's policy says a person decides; anyone allowed answers it (`warden approve`); the
+// executor answers it itself with a denial when nobody did in time, or when the task ends.
+// A request is answered once: the first answer under the lock wins, every later one is refused.
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { cutText } from "../protocol/index.js";
+import { acquireLock } from "./attachLock.js";
+import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
+import { ChangeBell } from "./changeBell.js";
+import {
+  ApprovalAnsweredError,
+  ApprovalNotFoundError,
+  ApprovalsBusyError,
+  ApprovalsFullError,
+  LockBusyError,
+  StoreCorruptError,
+  TaskFinishedError,
+} from "./errors.js";
+import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+import { readTerminal } from "./readTask.js";
+import type { TaskPaths } from "./taskDir.js";
+
+export const APPROVAL_DECISIONS = ["allow", "deny"] as const;
+export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
+
+/** Who settled a request: a person (`warden approve`), the clock, or the end of the run. */
+export const APPROVAL_ANSWERERS = ["person", "timeout", "ended"] as const;
+export type ApprovalAnswerer = (typeof APPROVAL_ANSWERERS)[number];
+
+const requestSchema = z
+  .object({
+    /** 1, 2, 3... in the order the agent asked, over the task's whole life. */
+    n: z.number().int().min(1).max(STORE_LIMITS.approvalRequests),
+    /** The tool the agent wants to call, as it named it (sandbox text: clean before showing). */
+    tool: z.string(),
+    /** One line of what the call would do (sandbox text). */
+    input: z.string(),
+    askedAt: z.number().int(),
+    /** Which attach of the task asked. */
+    attempt: z.number().int().min(0),
+    state: z.enum(["pending", "answered"]),
+    decision: z.enum(APPROVAL_DECISIONS).optional(),
+    answeredBy: z.enum(APPROVAL_ANSWERERS).optional(),
+    /** The task a person answered from (null: from outside any task). */
+    by: z.string().nullable().optional(),
+    reason: z.string().optional(),
+    answeredAt: z.number().int().optional(),
+  })
+  .strict();
+
+export type ApprovalRequest = z.infer<typeof requestSchema>;
+
+const fileSchema = z
+  .object({ requests: z.array(requestSchema).max(STORE_LIMITS.approvalRequests) })
+  .strict();
+
+/** What an answer says. */
+export interface ApprovalAnswer {
+  decision: ApprovalDecision;
+  answeredBy: ApprovalAnswerer;
+  by?: string | null;
+  reason?: string;
+}
+
+/** Reads approvals.json without a lock: it is only ever replaced whole. */
+export async function readApprovals(paths: TaskPaths): Promise<ApprovalRequest[]> {
+  const value = await readJsonFile(paths.approvals);
+  if (value === undefined) return [];
+  const parsed = fileSchema.safeParse(value);
+  if (!parsed.success) throw new StoreCorruptError(paths.approvals, "not a list of approvals");
+  return parsed.data.requests;
+}
+
+async function withApprovalsLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(paths.approvalsLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
+  if (lock === undefined) throw new LockBusyError(paths.approvalsLock);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
+async function writeApprovals(
+  paths: TaskPaths,
+  requests: ApprovalRequest[],
+  hooks: StoreHooks,
+): Promise<void> {
+  await writeFileAtomic(paths.approvals, JSON.stringify({ requests }) + "\n", hooks);
+}
+
+/** Text from the sandbox or a person, made storable: well-formed, and cut to `max` bytes. */
+function storable(text: string, max: number): string {
+  return cutText(text.replace(/\p{Cs}/gu, "?"), max).text;
+}
+
+/** Opens a pending request for a tool call. Refuses a 9th pending one and a 257th in all. */
+export async function openApproval(
+  paths: TaskPaths,
+  call: { tool: string; input: string; attempt: number },
+  at: number,
+  hooks: StoreHooks,
+): Promise<ApprovalRequest> {
+  return withApprovalsLock(paths, async () => {
+    const requests = await readApprovals(paths);
+    if (requests.length >= STORE_LIMITS.approvalRequests) {
+      throw new ApprovalsFullError(paths.id, STORE_LIMITS.approvalRequests);
+    }
+    const pending = requests.filter((r) => r.state === "pending").length;
+    if (pending >= STORE_LIMITS.approvalsPending) {
+      throw new ApprovalsBusyError(paths.id, STORE_LIMITS.approvalsPending);
+    }
+    const request: ApprovalRequest = {
+      n: requests.length + 1,
+      tool: storable(call.tool, STORE_LIMITS.approvalToolBytes),
+      input: storable(call.input, STORE_LIMITS.approvalInputBytes),
+      askedAt: at,
+      attempt: call.attempt,
+      state: "pending",
+    };
+    await writeApprovals(paths, [...requests, request], hooks);
+    return request;
+  });
+}
+
+/**
+ * Answers a pending request. Refuses an unknown number, a request already answered, and (for a
+ * person's answer) a task that has finished.
+ */
+export async function answerApproval(
+  paths: TaskPaths,
+  n: number,
+  answer: ApprovalAnswer,
+  at: number,
+  hooks: StoreHooks,
+): Promise<ApprovalRequest> {
+  return withApprovalsLock(paths, async () => {
+    const requests = await readApprovals(paths);
+    const request = requests.find((r) => r.n === n);
+    if (request === undefined) throw new ApprovalNotFoundError(paths.id, n);
+    if (request.state !== "pending") throw new ApprovalAnsweredError(paths.id, request);
+    if (answer.answeredBy === "person") {
+      const terminal = await readTerminal(paths);
+      if (terminal !== undefined) {
+        throw new TaskFinishedError(paths.id, terminal, "its prompts take no more answers");
+      }
+    }
+    settle(request, answer, at);
+    await writeApprovals(paths, requests, hooks);
+    return request;
+  });
+}
+
+function settle(request: ApprovalRequest, answer: ApprovalAnswer, at: number): void {
+  request.state = "answered";
+  request.decision = answer.decision;
+  request.answeredBy = answer.answeredBy;
+  if (answer.by !== undefined) request.by = answer.by;
+  if (answer.reason !== undefined && answer.reason !== "") {
+    request.reason = storable(answer.reason, STORE_LIMITS.approvalReasonBytes);
+  }
+  request.answeredAt = at;
+}
+
+/** Denies every pending request (the run they were asked in has ended). Returns how many. */
+export async function expireApprovals(
+  paths: TaskPaths,
+  reason: string,
+  at: number,
+  hooks: StoreHooks,
+): Promise<number> {
+  if (!existsSync(paths.approvals)) return 0;
+  return withApprovalsLock(paths, async () => {
+    const requests = await readApprovals(paths);
+    const pending = requests.filter((r) => r.state === "pending");
+    if (pending.length === 0) return 0;
+    for (const r of pending) settle(r, { decision: "deny", answeredBy: "ended", reason }, at);
+    await writeApprovals(paths, requests, hooks);
+    return pending.length;
+  });
+}
+
+export interface AwaitApprovalOptions {
+  /** Deny the request as `timeout` once this long has passed without an answer. */
+  timeoutMs: number;
+  /** Aborting denies the request as `ended`: the run that asked is over. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits for request `n` to be answered: on fs.watch of the task directory with a poll as the
+ * safety net. Denies it itself at the timeout or on abort, unless an answer won the race, and
+ * returns the request as it was settled.
+ */
+export async function awaitApproval(
+  paths: TaskPaths,
+  n: number,
+  options: AwaitApprovalOptions,
+  now: () => number,
+  hooks: StoreHooks,
+): Promise<ApprovalRequest> {
+  const bell = new ChangeBell(paths.dir, options.signal);
+  const giveUpAt = now() + options.timeoutMs;
+  try {
+    for (;;) {
+      const request = (await readApprovals(paths)).find((r) => r.n === n);
+      if (request === undefined) throw new ApprovalNotFoundError(paths.id, n);
+      if (request.state === "answered") return request;
+      const aborted = options.signal?.aborted === true;
+      if (aborted || now() >= giveUpAt) {
+        const answer: ApprovalAnswer = aborted
+          ? { decision: "deny", answeredBy: "ended", reason: "the task's run ended first" }
+          : {
+              decision: "deny",
+              answeredBy: "timeout",
+              reason: `nobody answered within ${Math.round(options.timeoutMs / 1000)} s`,
+            };
+        try {
+          return await answerApproval(paths, n, answer, now(), hooks);
+        } catch (error) {
+          // A person answered between the read and the lock: theirs stands.
+          if (error instanceof ApprovalAnsweredError) continue;
+          throw error;
+        }
+      }
+      await bell.wait(giveUpAt - now());
+    }
+  } finally {
+    bell.close();
+  }
+}
