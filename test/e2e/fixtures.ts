@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GUEST_MAIN } from "../../src/host/index.js";
 import { makeRepo } from "../support/share.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
@@ -17,11 +18,13 @@ export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.m
 
 /** Why the whole system cannot run here, or undefined when it can. */
 export const NO_SYSTEM: string | undefined =
-  !existsSync(CLI_MAIN) || !existsSync(GUEST_MAIN)
-    ? "warden is not built: run `npm run build` first"
-    : ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p))
-      ? undefined
-      : "bubblewrap is not installed: apt-get install bubblewrap";
+  skipWhen(
+    !existsSync(CLI_MAIN) || !existsSync(GUEST_MAIN)
+      ? "warden is not built: run `npm run build` first"
+      : ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p))
+        ? undefined
+        : "bubblewrap is not installed: apt-get install bubblewrap",
+  ) || undefined;
 
 /** The test's own environment without anything that would change what warden does. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -6,15 +6,19 @@ import { join } from "node:path";
 import { GUEST_MAIN } from "../../src/host/index.js";
 import { Tasks } from "../../src/store/index.js";
 import { makeRepo } from "../support/share.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
 /** Why a test that needs a real sandbox cannot run here, or undefined when it can. */
-export const NO_SANDBOX: string | undefined = !existsSync(GUEST_MAIN)
-  ? "the runner is not built: run `npm run build` first"
-  : ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p))
-    ? undefined
-    : "bubblewrap is not installed: apt-get install bubblewrap";
+export const NO_SANDBOX: string | undefined =
+  skipWhen(
+    !existsSync(GUEST_MAIN)
+      ? "the runner is not built: run `npm run build` first"
+      : ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p))
+        ? undefined
+        : "bubblewrap is not installed: apt-get install bubblewrap",
+  ) || undefined;
 
 export interface HostFixture {
   root: string;
