@@ -119,10 +119,15 @@ export function probeLock(path: string): LockProbe {
 }
 
 /**
- * The record of whoever holds the lock now, read after a pause long enough for a holder that
- * has only just taken the lock to have written its record.
+ * The record of whoever holds the lock now. A holder that has only just taken the lock may not
+ * have written its record yet, so an empty one is read again for a moment before it counts.
  */
 export async function readCurrentHolder(path: string): Promise<LockHolder | undefined> {
-  await sleep(STORE_TIMING.lockRetryPauseMs);
-  return probeLock(path) === "held" ? readHolder(path) : undefined;
+  const until = Date.now() + STORE_TIMING.holderRecordWaitMs;
+  for (;;) {
+    await sleep(STORE_TIMING.lockRetryPauseMs);
+    if (probeLock(path) !== "held") return undefined;
+    const holder = readHolder(path);
+    if (holder !== undefined || Date.now() >= until) return holder;
+  }
 }

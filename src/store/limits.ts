@@ -72,6 +72,11 @@ export const STORE_TIMING = {
   /** The pause between two tries of a contended lock; short, since every holder is brief. */
   lockRetryPauseMs: 3,
   /**
+   * How long a loser waits for the winner's lock record before it reports an unnamed holder:
+   * the winner writes it right after taking the lock, but a loaded machine can delay that.
+   */
+  holderRecordWaitMs: 500,
+  /**
    * How long a writer waits for inbox.lock or waits.lock before giving up. Holders keep these
    * locks for one read and one atomic write, so this only trips on a stopped (not dead) process.
    */

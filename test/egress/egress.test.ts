@@ -140,6 +140,10 @@ describe("the gate from inside a sandbox without a network", () => {
             "/proc",
             "--tmpfs",
             "/tmp",
+            // The checkout may itself live under /tmp, which the tmpfs above hides.
+            "--ro-bind",
+            root,
+            root,
             "--bind",
             egress.dir,
             egress.dir,
