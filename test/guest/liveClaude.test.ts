@@ -288,7 +288,9 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     assert.match(first[1], /echo no > denied\.txt/);
     // The permission tool asked on a connection of its own.
     const ask = host.recorded.find((r) => r.request.op === "approval.ask");
-    assert.notEqual(ask?.connection, host.recorded[0]?.connection);
+    const runners = host.recorded.find((r) => r.request.op !== "approval.ask");
+    assert.ok(ask !== undefined && runners !== undefined);
+    assert.notEqual(ask.connection, runners.connection);
     const denial = shownTo(api.turns()[1])
       .flatMap((m) => m.blocks)
       .find((b) => b.type === "tool_result");
