@@ -4,8 +4,9 @@
 // with its usage). It records every request, headers and JSON body, so a test can assert what
 // the model was shown and with which key. Any other request is answered 404 and recorded.
 import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readJsonBody, type RecordedRequest } from "./recordedRequest.js";
 
 /** Token counts for one scripted answer. */
 export interface ScriptedUsage {
@@ -22,13 +23,7 @@ export type ScriptedResponse =
   /** The API refuses the request with this status and an error body. */
   | { readonly kind: "error"; readonly status: number; readonly message: string };
 
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body parsed as JSON, when it was JSON. */
-  readonly body: unknown;
-}
+export type { RecordedRequest };
 
 export interface ScriptedOpenAI {
   /** `http://127.0.0.1:<port>/v1`: the provider's base_url. */
@@ -39,25 +34,7 @@ export interface ScriptedOpenAI {
   close(): Promise<void>;
 }
 
-/** Bodies larger than this are refused: no test sends more. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
-
 const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };
-
-async function readBody(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error("request body too large");
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 function usageOf(usage: ScriptedUsage) {
   return {
@@ -112,7 +89,7 @@ export async function startScriptedOpenAI(
   const requests: RecordedRequest[] = [];
   let next = 0;
   const server: Server = createServer((request, response) => {
-    readBody(request).then(
+    readJsonBody(request).then(
       (body) => {
         const path = request.url ?? "";
         requests.push({ method: request.method ?? "", path, headers: request.headers, body });
