@@ -18,6 +18,24 @@ export interface AgentLaunch {
    * adapter with `conversation` lets the runner keep stdin open for further messages instead.
    */
   readonly stdin: string;
+  /**
+   * Files the agent reads its configuration from, written by the runner before this run starts.
+   * Every path is absolute and inside the task's `home`.
+   */
+  readonly files?: readonly AgentFile[];
+}
+
+/** A configuration file an agent needs (Gemini's settings.json, say). */
+export interface AgentFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** A further message for an agent that takes one by resuming its session in a new run. */
+export interface AgentResume {
+  /** The session to resume: the id of the last run's `session` event. */
+  readonly sessionId: string;
+  readonly message: string;
 }
 
 /**
@@ -36,6 +54,18 @@ export interface AgentTask {
   readonly prompt: string;
   /** Present when the runner can ask the host about permission prompts. */
   readonly permissionPromptTool?: PermissionPromptTool;
+  /**
+   * A writable directory of the task's own, outside the workspace, the same for every run of
+   * the task: where an agent keeps its configuration and its sessions.
+   */
+  readonly home?: string;
+  /**
+   * The API relay's base URL on loopback (no path), when the host gave a relay: an agent whose
+   * API address is not an environment variable the runner sets (Codex, Gemini) is pointed here.
+   */
+  readonly apiBaseUrl?: string;
+  /** Present for a further run of a `resumable` agent: the message it carries. */
+  readonly resume?: AgentResume;
 }
 
 /** The agent's own account of how a run ended, as an event. */
@@ -60,6 +90,11 @@ export interface AgentExit {
   readonly lastLine: Readonly<Record<string, unknown>> | undefined;
   /** The exit code, or 128 + the signal number for an agent a signal ended. */
   readonly exitCode: number;
+  /**
+   * The last `result` event the run's stream reader gave, when the runner read the stream: it
+   * can say more than the last line (the answer, the turns of every run of the task).
+   */
+  readonly lastResult?: AgentResultEvent;
 }
 
 /**
@@ -72,14 +107,23 @@ export interface AgentConversation {
   userMessageLine(text: string): string;
 }
 
-/** One kind of agent. A pure description: the runner does all the starting and watching. */
+/**
+ * One kind of agent, for one task. A description: the runner does all the starting and
+ * watching. An adapter may keep what the task's runs add up to (Codex's and Gemini's usage
+ * across resumes), so each task gets its own (see createAdapter).
+ */
 export interface AgentAdapter {
   readonly name: AgentName;
   launch(task: AgentTask): AgentLaunch;
   /** A fresh reader for one run's stdout. */
   readStream(): StreamReader;
-  /** Pure: how the run ended, from its last line and exit code. */
+  /** How the run ended, from its last line, exit code and last result event. */
   outcome(exit: AgentExit): AgentOutcome;
-  /** Present when the agent takes further messages on stdin while it runs. */
+  /** Present when the agent takes further messages on stdin while it runs (Claude Code). */
   readonly conversation?: AgentConversation;
+  /**
+   * True when the agent takes each further message as a new run that resumes its session
+   * (Codex CLI, Gemini CLI): the runner starts one with `resume` set after a run that ended ok.
+   */
+  readonly resumable?: boolean;
 }

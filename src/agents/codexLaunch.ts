@@ -45,8 +45,9 @@ export interface CodexTask {
   /** Present for a further message: the session to resume (from the `session` event) and it. */
   readonly resume?: { readonly sessionId: string; readonly message: string };
   /**
-   * The Responses API to talk to (warden's API relay on loopback): its base URL, with `/v1`,
-   * and the variable that holds the key the relay expects. Absent: Codex's own default.
+   * The Responses API to talk to: its base URL, to which Codex adds `/responses` (warden's
+   * relay root on loopback, whose upstream carries the `/v1`), and the variable that holds the
+   * key the relay expects. Absent: Codex's own default.
    */
   readonly api?: { readonly baseUrl: string; readonly keyVariable?: string };
 }

@@ -3,13 +3,17 @@
 import type { AgentName } from "../protocol/index.js";
 import type { AgentAdapter } from "./adapter.js";
 import { claudeAgent } from "./claude.js";
+import { createCodexAgent } from "./codexAgent.js";
 import { commandAgent } from "./command.js";
+import { createGeminiAgent } from "./geminiAgent.js";
 
 export type {
   AgentAdapter,
   AgentConversation,
   AgentExit,
+  AgentFile,
   AgentLaunch,
+  AgentResume,
   AgentOutcome,
   AgentResultEvent,
   AgentTask,
@@ -40,16 +44,25 @@ export {
   type StreamReader,
 } from "./agentEvent.js";
 
+export { CODEX_PROGRAM } from "./codexLaunch.js";
+export { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "./codexAgent.js";
+export { GEMINI_PROGRAM } from "./geminiLaunch.js";
+export { createGeminiAgent, geminiTaskOf } from "./geminiAgent.js";
+
 /**
  * Every agent the settings may name has its adapter here; the type keeps the two in step, so
- * adding a name to AGENTS (codex, gemini) fails to compile until its adapter is added here.
+ * adding a name to AGENTS fails to compile until its adapter is added here. Claude's and the
+ * command's adapters keep nothing between runs and are shared; Codex's and Gemini's add up
+ * their task's runs, so each call makes a new one.
  */
-const ADAPTERS: Readonly<Record<AgentName, AgentAdapter>> = {
-  claude: claudeAgent,
-  command: commandAgent,
+const ADAPTERS: Readonly<Record<AgentName, () => AgentAdapter>> = {
+  claude: () => claudeAgent,
+  codex: createCodexAgent,
+  gemini: createGeminiAgent,
+  command: () => commandAgent,
 };
 
-/** The adapter for an agent named in the settings. */
+/** A new adapter for one task of an agent named in the settings. */
 export function adapterFor(name: AgentName): AgentAdapter {
-  return ADAPTERS[name];
+  return ADAPTERS[name]();
 }

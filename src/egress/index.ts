@@ -39,11 +39,26 @@ export {
   CREDENTIAL_PATTERN,
   HOP_BY_HOP,
   isCredentialHeader,
+  CREDENTIAL_QUERY_PARAMS,
   upstreamHeaders,
   downstreamHeaders,
   upstreamPath,
+  upstreamQuery,
+  authSecret,
+  relayAuth,
   type RelayAuth,
 } from "./relayHeaders.js";
+export {
+  API_KINDS,
+  RELAY_APIS,
+  PLACEHOLDER_VARIABLES,
+  keyVariables,
+  keyVariablesText,
+  relayErrorBody,
+  type ApiKind,
+  type ApiKeyVariable,
+  type RelayApi,
+} from "./relayApis.js";
 export {
   DEFAULT_UPSTREAM,
   parseUpstream,

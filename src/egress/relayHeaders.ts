@@ -6,8 +6,32 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 export type RelayAuth =
   /** `x-api-key: KEY`, as the public Anthropic API takes it. */
   | { readonly kind: "x-api-key"; readonly key: string }
-  /** `authorization: Bearer TOKEN`, as gateways configured with ANTHROPIC_AUTH_TOKEN take it. */
-  | { readonly kind: "bearer"; readonly token: string };
+  /** `authorization: Bearer TOKEN`: OpenAI's keys, and gateways set up with ANTHROPIC_AUTH_TOKEN. */
+  | { readonly kind: "bearer"; readonly token: string }
+  /** `x-goog-api-key: KEY`, as the Gemini API takes it. */
+  | { readonly kind: "x-goog-api-key"; readonly key: string };
+
+/** The credential itself, whichever way it is sent. */
+export function authSecret(auth: RelayAuth): string {
+  switch (auth.kind) {
+    case "x-api-key":
+    case "x-goog-api-key":
+      return auth.key;
+    case "bearer":
+      return auth.token;
+  }
+}
+
+/** The credential as it is sent, from how it is sent and the secret. */
+export function relayAuth(kind: RelayAuth["kind"], secret: string): RelayAuth {
+  switch (kind) {
+    case "x-api-key":
+    case "x-goog-api-key":
+      return { kind, key: secret };
+    case "bearer":
+      return { kind, token: secret };
+  }
+}
 
 /**
  * Headers that carry a credential by name. Any other header whose name matches
@@ -90,6 +114,9 @@ export function upstreamHeaders(
     case "bearer":
       out.authorization = `Bearer ${auth.token}`;
       break;
+    case "x-goog-api-key":
+      out["x-goog-api-key"] = auth.key;
+      break;
   }
   return out;
 }
@@ -100,11 +127,47 @@ export function downstreamHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHe
 }
 
 /**
- * The upstream path of a request: the upstream URL's path prefix (without its trailing slash)
- * and the request's path, or undefined when the request target is not a path (absolute-form
- * or `*`), which the relay refuses.
+ * Query parameters that carry a credential: Google's APIs take a key as `key=` (and an OAuth
+ * token as `access_token=`, RFC 6750), and some gateways take `api_key=`. The relay sends the
+ * host's credential in a header; one in the query is the sandbox's own and is dropped, so
+ * the upstream never sees a second credential, nor one the host did not give.
+ */
+export const CREDENTIAL_QUERY_PARAMS: readonly string[] = [
+  "key",
+  "access_token",
+  "api_key",
+  "apikey",
+];
+
+/** A query parameter's name, percent- and plus-decoded; the raw text when it does not decode. */
+function paramName(part: string): string {
+  const eq = part.indexOf("=");
+  const raw = (eq === -1 ? part : part.slice(0, eq)).replaceAll("+", " ");
+  try {
+    return decodeURIComponent(raw).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/** The query without its credential parameters; every other parameter is kept byte for byte. */
+export function upstreamQuery(query: string): string {
+  return query
+    .split("&")
+    .filter((part) => part !== "" && !CREDENTIAL_QUERY_PARAMS.includes(paramName(part)))
+    .join("&");
+}
+
+/**
+ * The upstream path of a request: the upstream URL's path prefix (without its trailing slash),
+ * the request's path and its query less any credential parameter (see upstreamQuery); or
+ * undefined when the request target is not a path (absolute-form or `*`), which the relay
+ * refuses.
  */
 export function upstreamPath(prefix: string, requestTarget: string): string | undefined {
   if (!requestTarget.startsWith("/")) return undefined;
-  return prefix.replace(/\/+$/, "") + requestTarget;
+  const mark = requestTarget.indexOf("?");
+  const path = mark === -1 ? requestTarget : requestTarget.slice(0, mark);
+  const query = mark === -1 ? "" : upstreamQuery(requestTarget.slice(mark + 1));
+  return prefix.replace(/\/+$/, "") + path + (query === "" ? "" : `?${query}`);
 }

@@ -2,10 +2,11 @@
 // sees instead. Pure functions of the host's environment and the options.
 import { randomBytes } from "node:crypto";
 import { BadRelaySettingError } from "./errors.js";
-import type { RelayAuth } from "./relayHeaders.js";
+import { keyVariablesText, RELAY_APIS, type ApiKind } from "./relayApis.js";
+import { authSecret, relayAuth, type RelayAuth } from "./relayHeaders.js";
 
-/** The public API, used when the host has no ANTHROPIC_BASE_URL. */
-export const DEFAULT_UPSTREAM = "https://api.anthropic.com";
+/** The public Anthropic API, used when the host has no ANTHROPIC_BASE_URL. */
+export const DEFAULT_UPSTREAM = RELAY_APIS.anthropic.defaultUpstream;
 
 /** Where the relay sends requests, read from a URL. */
 export interface Upstream {
@@ -18,24 +19,28 @@ export interface Upstream {
   readonly prefix: string;
 }
 
-/** Reads the upstream URL; refuses credentials, a query or a fragment in it. */
-export function parseUpstream(text: string): Upstream {
+/**
+ * Reads the upstream URL; refuses credentials, a query or a fragment in it. `api` only names
+ * the variables in the hints.
+ */
+export function parseUpstream(text: string, api: ApiKind = "anthropic"): Upstream {
+  const { baseVariable, defaultUpstream } = RELAY_APIS[api];
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new BadRelaySettingError("the API upstream is not a URL", {
-      hint: "set ANTHROPIC_BASE_URL to a URL such as https://api.anthropic.com",
+      hint: `set ${baseVariable} to a URL such as ${defaultUpstream}`,
     });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new BadRelaySettingError("the API upstream is neither http:// nor https://", {
-      hint: "set ANTHROPIC_BASE_URL to an http:// or https:// URL",
+      hint: `set ${baseVariable} to an http:// or https:// URL`,
     });
   }
   if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
     throw new BadRelaySettingError("the API upstream URL has a user, password, query or fragment", {
-      hint: "give the upstream as scheme://host[:port][/path]; the key goes in ANTHROPIC_API_KEY",
+      hint: `give ${baseVariable} as scheme://host[:port][/path]; the key goes in ${RELAY_APIS[api].keys[0].variable}`,
     });
   }
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
@@ -50,38 +55,48 @@ export function parseUpstream(text: string): Upstream {
 
 /** What the relay needs from the host's environment. */
 export interface RelayHostSettings {
+  readonly api: ApiKind;
   readonly upstream: string;
   readonly auth: RelayAuth;
 }
 
 /**
- * Reads the relay's upstream and credential from the host's environment: ANTHROPIC_BASE_URL
- * (else the public API), and ANTHROPIC_API_KEY (sent as x-api-key) or else ANTHROPIC_AUTH_TOKEN
- * (sent as a bearer token). Returns undefined when the host has neither credential.
+ * Reads the relay's upstream and credential for `api` from the host's environment (see
+ * RELAY_APIS): the base URL variable, else the public API; the first credential variable that
+ * is set, sent the way that variable's credential is sent. Returns undefined when the host has
+ * no credential for the API. A value of only spaces counts as unset.
  */
-export function relaySettingsFromEnv(env: NodeJS.ProcessEnv): RelayHostSettings | undefined {
-  const upstream = env.ANTHROPIC_BASE_URL?.trim() || DEFAULT_UPSTREAM;
-  const key = env.ANTHROPIC_API_KEY?.trim();
-  if (key) return { upstream, auth: { kind: "x-api-key", key } };
-  const token = env.ANTHROPIC_AUTH_TOKEN?.trim();
-  if (token) return { upstream, auth: { kind: "bearer", token } };
+export function relaySettingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  api: ApiKind,
+): RelayHostSettings | undefined {
+  const { baseVariable, defaultUpstream, keys } = RELAY_APIS[api];
+  const upstream = env[baseVariable]?.trim() || defaultUpstream;
+  for (const { variable, auth } of keys) {
+    const secret = env[variable]?.trim();
+    if (secret) return { api, upstream, auth: relayAuth(auth, secret) };
+  }
   return undefined;
 }
 
 /**
- * A new placeholder key for one task. It has the shape of an Anthropic key, so a client that
+ * A new placeholder key for one task. It has the shape of the API's keys, so a client that
  * checks the shape takes it, and says what it is to anyone who finds it.
  */
-export function makePlaceholderKey(): string {
-  return `sk-ant-warden-placeholder-${randomBytes(12).toString("hex")}`;
+export function makePlaceholderKey(api: ApiKind = "anthropic"): string {
+  return `${RELAY_APIS[api].placeholderPrefix}${randomBytes(12).toString("hex")}`;
 }
 
 /** Refuses a placeholder that is empty, or that is or holds the real credential. */
-export function checkPlaceholder(placeholder: string, auth: RelayAuth): void {
-  const secret = auth.kind === "x-api-key" ? auth.key : auth.token;
+export function checkPlaceholder(
+  placeholder: string,
+  auth: RelayAuth,
+  api: ApiKind = "anthropic",
+): void {
+  const secret = authSecret(auth);
   if (secret.length === 0) {
     throw new BadRelaySettingError("the API key for the relay is empty", {
-      hint: "set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) on the host",
+      hint: `set ${keyVariablesText(api)} on the host`,
     });
   }
   if (placeholder.length === 0 || placeholder.includes(secret) || secret.includes(placeholder)) {

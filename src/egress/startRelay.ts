@@ -1,6 +1,7 @@
-// The host side of the sandbox's ANTHROPIC_BASE_URL: an HTTP server on a unix socket that
-// forwards each request to the configured upstream with the real credential in place of
-// whatever the sandbox sent, and streams the answer back as it comes.
+// The host side of the sandbox's API base URL (ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
+// GOOGLE_GEMINI_BASE_URL): an HTTP server on a unix socket that forwards each request to the
+// configured upstream with the real credential in place of whatever the sandbox sent, and
+// streams the answer back as it comes.
 import {
   Agent as HttpAgent,
   createServer,
@@ -13,28 +14,33 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
 import { EGRESS_LIMITS } from "./limits.js";
+import { RELAY_APIS, relayErrorBody, type ApiKind } from "./relayApis.js";
 import {
   downstreamHeaders,
+  relayAuth,
   upstreamHeaders,
   upstreamPath,
   type RelayAuth,
 } from "./relayHeaders.js";
-import {
-  checkPlaceholder,
-  DEFAULT_UPSTREAM,
-  parseUpstream,
-  type Upstream,
-} from "./relaySettings.js";
+import { checkPlaceholder, parseUpstream, type Upstream } from "./relaySettings.js";
 import { closeServer, listenOn } from "./socketServer.js";
 
 export interface RelayOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
   readonly socketPath: string;
-  /** The API's base URL; a path in it is kept as a prefix. Default: the public API. */
+  /**
+   * Which API the relay stands in front of: it sets the defaults of `upstream` and `auth`, the
+   * shape of the relay's own error answers and the variables its hints name. Default anthropic.
+   */
+  readonly api?: ApiKind;
+  /** The API's base URL; a path in it is kept as a prefix. Default: the API's public one. */
   readonly upstream?: string;
   /** The real credential. It is sent upstream and nowhere else, and never logged. */
   readonly apiKey: string;
-  /** How the credential is sent: `x-api-key` (default) or `bearer` (ANTHROPIC_AUTH_TOKEN). */
+  /**
+   * How the credential is sent: `x-api-key`, `bearer` or `x-goog-api-key`. Default: the way
+   * the API's first key variable is sent (x-api-key, bearer, x-goog-api-key).
+   */
   readonly auth?: RelayAuth["kind"];
   /** What the sandbox holds instead of the key; checked to differ from it. */
   readonly placeholderKey: string;
@@ -46,15 +52,18 @@ export interface RunningRelay {
 }
 
 /** An answer of the relay's own, in the API's error shape so the agent shows it plainly. */
-function reply(res: ServerResponse, status: number, type: string, message: string): void {
+function reply(
+  res: ServerResponse,
+  api: ApiKind,
+  status: number,
+  type: string,
+  message: string,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify({
-    type: "error",
-    error: { type, message: `warden relay: ${message}` },
-  });
+  const body = JSON.stringify(relayErrorBody(api, status, type, message));
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
@@ -64,13 +73,15 @@ function reply(res: ServerResponse, status: number, type: string, message: strin
 }
 
 class Relay {
+  readonly #api: ApiKind;
   readonly #upstream: Upstream;
   readonly #auth: RelayAuth;
   readonly #agent: HttpAgent;
   readonly #sockets = new Set<Socket>();
   readonly server: Server;
 
-  constructor(upstream: Upstream, auth: RelayAuth) {
+  constructor(api: ApiKind, upstream: Upstream, auth: RelayAuth) {
+    this.#api = api;
     this.#upstream = upstream;
     this.#auth = auth;
     this.#agent =
@@ -98,13 +109,14 @@ class Relay {
   #forward(req: IncomingMessage, res: ServerResponse): void {
     const path = upstreamPath(this.#upstream.prefix, req.url ?? "");
     if (path === undefined) {
-      reply(res, 400, "invalid_request_error", "the request target is not a path");
+      reply(res, this.#api, 400, "invalid_request_error", "the request target is not a path");
       return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > EGRESS_LIMITS.relayBodyBytes) {
       reply(
         res,
+        this.#api,
         413,
         "request_too_large",
         `the request body is over ${EGRESS_LIMITS.relayBodyBytes} bytes`,
@@ -129,7 +141,7 @@ class Relay {
       done = true;
       upstream.destroy();
       req.resume();
-      reply(res, status, type, message);
+      reply(res, this.#api, status, type, message);
     };
     upstream.on("timeout", () => {
       fail(
@@ -220,13 +232,12 @@ class Relay {
 
 /** Starts the relay; throws BadRelaySettingError before listening when a setting is wrong. */
 export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
-  const upstream = parseUpstream(options.upstream ?? DEFAULT_UPSTREAM);
-  const auth: RelayAuth =
-    options.auth === "bearer"
-      ? { kind: "bearer", token: options.apiKey }
-      : { kind: "x-api-key", key: options.apiKey };
-  checkPlaceholder(options.placeholderKey, auth);
-  const relay = new Relay(upstream, auth);
+  const api = options.api ?? "anthropic";
+  const settings = RELAY_APIS[api];
+  const upstream = parseUpstream(options.upstream ?? settings.defaultUpstream, api);
+  const auth = relayAuth(options.auth ?? settings.keys[0].auth, options.apiKey);
+  checkPlaceholder(options.placeholderKey, auth, api);
+  const relay = new Relay(api, upstream, auth);
   await relay.listen(options.socketPath);
   return { close: () => relay.close() };
 }

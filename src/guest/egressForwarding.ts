@@ -9,6 +9,8 @@ import type { EgressPorts } from "./options.js";
 export interface EgressForwarding {
   /** The proxy and relay variables for the agent; empty when the host gave no sockets. */
   readonly env: Record<string, string>;
+  /** The relay forwarder's base URL (`http://127.0.0.1:PORT`), when the host gave a relay. */
+  readonly relayUrl?: string;
   close(): Promise<void>;
 }
 
@@ -47,5 +49,8 @@ export async function startEgressForwarding(
   present.forEach((kind, i) => {
     ports[kind] = forwarded.ports[i];
   });
-  return { env: egressEnvironment(ports), close: () => forwarded.close() };
+  const close = (): Promise<void> => forwarded.close();
+  const env = egressEnvironment(ports);
+  if (ports.relay === undefined) return { env, close };
+  return { env, relayUrl: `http://127.0.0.1:${ports.relay}`, close };
 }

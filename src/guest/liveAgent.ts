@@ -1,14 +1,17 @@
-// What the runner does with a running agent when the host is listening: reads its stdout into
-// warden's events (the adapter's stream reader), sends them to the host, and, for an agent that
-// takes further messages, delivers the user's messages at its turn boundaries. Nothing here can
-// hold up the agent: the stdout tap only parses and queues, and a host that fails only costs
-// the events and messages it would have carried.
+// What the runner does with a running agent's output: reads its stdout into warden's events
+// (the adapter's stream reader, a fresh one per run), sends them to the host when there is a
+// channel, and, for an agent that takes further messages on stdin, delivers the user's messages
+// at its turn boundaries. It also keeps what the runner needs to judge a run and start the next
+// one: the run's last result, and the session the agent last named. Nothing here can hold up the
+// agent: the stdout tap only parses and queues, and a host that fails only costs the events and
+// messages it would have carried.
 import type { Writable } from "node:stream";
 import {
   AGENT_EVENT_LIMITS,
   type AgentAdapter,
   type AgentEvent,
   type AgentOutcome,
+  type AgentResultEvent,
   type StreamReader,
 } from "../agents/index.js";
 import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
@@ -20,81 +23,123 @@ import type { AgentIo } from "./superviseAgent.js";
 
 export interface LiveAgentInput {
   readonly adapter: AgentAdapter;
-  readonly channel: HostChannel;
+  /** Absent: the events are read (to judge each run) but go nowhere, and no message comes. */
+  readonly channel: HostChannel | undefined;
   readonly progress: (line: string) => void;
   readonly warn: (text: string) => void;
 }
 
 const utf8 = new TextDecoder("utf-8");
 
-export class LiveAgent implements AgentIo {
-  readonly keepStdinOpen: boolean;
-  private readonly reader: StreamReader;
-  private readonly events: EventSender;
-  private readonly lines: LineSplitter;
+/** One task's agent, over all its runs. `io()` is what superviseAgent gets for each run. */
+export class LiveAgent {
+  private readonly events: EventSender | undefined;
+  private reader: StreamReader;
+  private lines: LineSplitter;
   private conversation: Conversation | undefined;
+  private lastResultOfRun: AgentResultEvent | undefined;
+  private session: string | undefined;
+  private overlong = 0;
 
   constructor(private readonly input: LiveAgentInput) {
-    this.keepStdinOpen = input.adapter.conversation !== undefined;
+    this.events = input.channel === undefined ? undefined : new EventSender(input.channel);
     this.reader = input.adapter.readStream();
-    this.events = new EventSender(input.channel);
-    this.lines = new LineSplitter(AGENT_EVENT_LIMITS.lineBytes, (line) => {
-      this.take(this.read(() => this.reader.line(utf8.decode(line))));
-    });
+    this.lines = this.splitter();
   }
 
-  started(stdin: Writable): void {
+  /** The last `result` event of the current (or last) run. */
+  get lastResult(): AgentResultEvent | undefined {
+    return this.lastResultOfRun;
+  }
+
+  /** The id of the last session the agent named, in any run: the one a resume continues. */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** Begins a run: a fresh stream reader, and the AgentIo that feeds it. */
+  io(): AgentIo {
+    this.overlong += this.lines.overlong;
+    this.reader = this.input.adapter.readStream();
+    this.lines = this.splitter();
+    this.lastResultOfRun = undefined;
     const conversation = this.input.adapter.conversation;
-    if (conversation === undefined) {
-      stdin.end();
-      return;
-    }
-    this.conversation = new Conversation({
-      channel: this.input.channel,
-      write: (line) => {
-        stdin.write(line);
+    const channel = this.input.channel;
+    return {
+      keepStdinOpen: conversation !== undefined && channel !== undefined,
+      started: (stdin: Writable) => {
+        if (conversation === undefined || channel === undefined) {
+          stdin.end();
+          return;
+        }
+        this.conversation = new Conversation({
+          channel,
+          write: (line) => {
+            stdin.write(line);
+          },
+          close: () => {
+            stdin.end();
+          },
+          messageLine: (text) => conversation.userMessageLine(text),
+          progress: this.input.progress,
+          warn: this.input.warn,
+        });
       },
-      close: () => {
-        stdin.end();
+      stdout: (chunk: Buffer) => {
+        this.lines.push(chunk);
       },
-      messageLine: (text) => conversation.userMessageLine(text),
-      progress: this.input.progress,
-      warn: this.input.warn,
-    });
+      exited: () => {
+        this.conversation?.agentExited();
+      },
+    };
   }
 
-  stdout(chunk: Buffer): void {
-    this.lines.push(chunk);
-  }
-
-  exited(): void {
-    this.conversation?.agentExited();
-  }
-
-  /**
-   * The agent's output has ended and the runner judged how the run ended: the rest of the
-   * stream's events, a result the adapter made up when the agent wrote none, and the wait for
-   * the host to take them. Adds what did not reach the host to the warnings.
-   */
-  async finish(outcome: AgentOutcome | undefined): Promise<void> {
+  /** The run's output has ended: reads what the reader held back. Returns its last result. */
+  endOutput(): AgentResultEvent | undefined {
     this.lines.end();
     this.take(this.read(() => this.reader.end()));
     this.conversation?.finish();
-    // The host learns how the run ended from a result event: the agent's own, or else the one
-    // the adapter made up for it.
-    if (outcome?.madeUp === true) this.events.add(outcome.result);
-    // The events, and then whatever else is on its way (the last reply), within one bound.
-    const started = performance.now();
-    await this.events.flush(GUEST_CHANNEL_LIMITS.flushMs);
-    await this.input.channel.settle(
-      Math.max(0, GUEST_CHANNEL_LIMITS.flushMs - (performance.now() - started)),
-    );
-    for (const warning of this.events.warnings()) this.input.warn(warning);
-    if (this.lines.overlong > 0) {
+    this.conversation = undefined;
+    return this.lastResultOfRun;
+  }
+
+  /**
+   * The runner judged how the run ended. The host learns it from a result event: the agent's
+   * own, or else the one the adapter made up for it.
+   */
+  judged(outcome: AgentOutcome | undefined): void {
+    if (outcome?.madeUp === true) {
+      this.lastResultOfRun = outcome.result;
+      this.events?.add(outcome.result);
+    }
+  }
+
+  /**
+   * Every run is over: waits for the host to take the events, and then whatever else is on its
+   * way (the last reply), within one bound. Adds what did not reach the host to the warnings.
+   */
+  async finish(): Promise<void> {
+    this.overlong += this.lines.overlong;
+    const channel = this.input.channel;
+    if (this.events !== undefined && channel !== undefined) {
+      const started = performance.now();
+      await this.events.flush(GUEST_CHANNEL_LIMITS.flushMs);
+      await channel.settle(
+        Math.max(0, GUEST_CHANNEL_LIMITS.flushMs - (performance.now() - started)),
+      );
+      for (const warning of this.events.warnings()) this.input.warn(warning);
+    }
+    if (this.overlong > 0) {
       this.input.warn(
-        `${this.lines.overlong} lines of the agent's output were over ${AGENT_EVENT_LIMITS.lineBytes} bytes and not read into events`,
+        `${this.overlong} lines of the agent's output were over ${AGENT_EVENT_LIMITS.lineBytes} bytes and not read into events`,
       );
     }
+  }
+
+  private splitter(): LineSplitter {
+    return new LineSplitter(AGENT_EVENT_LIMITS.lineBytes, (line) => {
+      this.take(this.read(() => this.reader.line(utf8.decode(line))));
+    });
   }
 
   private read(reading: () => AgentEvent[]): AgentEvent[] {
@@ -108,8 +153,14 @@ export class LiveAgent implements AgentIo {
 
   private take(events: AgentEvent[]): void {
     for (const event of events) {
-      this.events.add(event);
-      if (event.type === "result") this.conversation?.result(event);
+      this.events?.add(event);
+      if (event.type === "session" && event.sessionId !== undefined) {
+        this.session = event.sessionId;
+      }
+      if (event.type === "result") {
+        this.lastResultOfRun = event;
+        this.conversation?.result(event);
+      }
     }
   }
 }

@@ -52,6 +52,11 @@ export interface SuperviseRequest {
   readonly killGraceMs: number;
   readonly transcriptPath: string;
   readonly logPath: string;
+  /**
+   * Present for a further run of the same task: its output goes after the earlier runs', in
+   * the room they left.
+   */
+  readonly append?: { readonly transcriptBytes: number; readonly logBytes: number };
   /** Aborts when the runner itself is told to stop. */
   readonly stop: AbortSignal;
   /** Which processes count as the agent's once it has exited, given its process group. */
@@ -115,8 +120,10 @@ function whenIdle(lastActivity: () => number, signal: AbortSignal): Promise<"idl
 /** Runs the agent to its end. Rejects with AgentStartError when it cannot start at all. */
 export async function superviseAgent(request: SuperviseRequest): Promise<AgentOutcome> {
   const [program, ...args] = request.argv;
-  const transcriptFile = await open(request.transcriptPath, "w", 0o600);
-  const logFile = await open(request.logPath, "w", 0o600).catch(async (error: unknown) => {
+  const { append } = request;
+  const flags = append === undefined ? "w" : "a";
+  const transcriptFile = await open(request.transcriptPath, flags, 0o600);
+  const logFile = await open(request.logPath, flags, 0o600).catch(async (error: unknown) => {
     await transcriptFile.close();
     throw error;
   });
@@ -132,7 +139,10 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
     // Listened for before anything is awaited: Node emits the error on the next tick.
     const failed = once(child, "error") as Promise<[Error]>;
     await Promise.all([transcriptFile.close(), logFile.close()]);
-    await Promise.all([rm(request.transcriptPath), rm(request.logPath)]);
+    // A further run's files hold the earlier runs' output, which stays.
+    if (append === undefined) {
+      await Promise.all([rm(request.transcriptPath), rm(request.logPath)]);
+    }
     const [error] = await failed;
     throw new AgentStartError(
       `the agent's command ${cleanLine(program)} could not start: ${cleanLine(error.message)}`,
@@ -160,14 +170,14 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
   const transcript = captureOutput(
     child.stdout,
     transcriptFile,
-    LIMITS.transcriptBytes,
+    append?.transcriptBytes ?? LIMITS.transcriptBytes,
     (chunk) => {
       lastActivity = Date.now();
       lastLine.push(chunk);
       io?.stdout(chunk);
     },
   );
-  const log = captureOutput(child.stderr, logFile, LIMITS.logBytes, () => {
+  const log = captureOutput(child.stderr, logFile, append?.logBytes ?? LIMITS.logBytes, () => {
     lastActivity = Date.now();
   });
 

@@ -4,7 +4,8 @@
 //   2. the agent's program on the host's PATH (`claude`);
 //   3. warden's own node_modules/.bin (the pinned dev dependency), for development.
 // Symlinks are resolved, so the sandbox gets the real file (npm's .bin entries are links), and a
-// program that is a script brings its whole package with it.
+// program that is a script brings its whole package with it. Codex's npm launcher is replaced by
+// the native program it would start (see codexProgram.ts).
 import { execFile } from "node:child_process";
 import {
   accessSync,
@@ -18,12 +19,16 @@ import {
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { CLAUDE_PROGRAM } from "../agents/index.js";
+import { CLAUDE_PROGRAM, CODEX_PROGRAM, GEMINI_PROGRAM } from "../agents/index.js";
 import { cleanLine, type AgentName } from "../protocol/index.js";
+import { CODEX_PLATFORMS, codexLayout, findCodexNative, isCodexLauncher } from "./codexProgram.js";
+import { AgentUnusableError } from "./errors.js";
 
 /** Agents that run a program of their own, and its usual name. `command` brings its own argv. */
 export const AGENT_PROGRAMS: Readonly<Partial<Record<AgentName, string>>> = {
   claude: CLAUDE_PROGRAM,
+  codex: CODEX_PROGRAM,
+  gemini: GEMINI_PROGRAM,
 };
 
 /** warden's own node_modules/.bin: src/host under tsx, dist/host when built. */
@@ -89,18 +94,51 @@ function packageOf(dir: string): string | undefined {
   return undefined;
 }
 
+function inSystemDirs(path: string): boolean {
+  return SYSTEM_DIRS.some((dir) => path.startsWith(dir));
+}
+
 /** What the sandbox must bind for `path` (a real file) to run. */
 export function programBinds(path: string): string[] {
-  if (SYSTEM_DIRS.some((dir) => path.startsWith(dir))) return [];
+  if (inSystemDirs(path)) return [];
   if (!isScript(path)) return [path];
   return [packageOf(dirname(path)) ?? path];
 }
 
-/** The agent's program on this machine, or undefined when there is none. Reads the disk. */
+/**
+ * Codex's program as the sandbox runs it: the native binary for the npm launcher, bound with
+ * its layout when it has one. Throws AgentUnusableError for a launcher without its binary.
+ */
+function codexProgram(path: string, arch: string): { path: string; binds: string[] } {
+  let native = path;
+  if (isCodexLauncher(path)) {
+    const found = findCodexNative(path, arch);
+    if (found === undefined) {
+      const platform = CODEX_PLATFORMS[arch];
+      throw new AgentUnusableError(
+        path,
+        platform === undefined
+          ? `it is Codex's npm launcher, and Codex has no Linux program for ${cleanLine(arch)}`
+          : `it is Codex's npm launcher, and the program it starts (${platform.package}) is not installed beside it`,
+        "reinstall Codex with its optional dependencies (`npm install -g @openai/codex`), or pass the native codex binary with --agent-program",
+      );
+    }
+    native = found;
+  }
+  const layout = codexLayout(native);
+  if (layout === undefined) return { path: native, binds: programBinds(native) };
+  return { path: native, binds: inSystemDirs(layout) ? [] : [layout] };
+}
+
+/**
+ * The agent's program on this machine, or undefined when there is none. Reads the disk.
+ * Throws AgentUnusableError for a Codex launcher whose native program is missing.
+ */
 export function findAgentProgram(
   agent: AgentName,
   configured: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  arch: string = process.arch,
 ): AgentProgram | undefined {
   const name = AGENT_PROGRAMS[agent];
   if (name === undefined) return undefined;
@@ -113,8 +151,9 @@ export function findAgentProgram(
         ];
   for (const [found, source] of candidates) {
     if (found === undefined || !executable(found)) continue;
-    const path = realpathSync(found);
-    return { agent, path, found, source, binds: programBinds(path) };
+    const real = realpathSync(found);
+    if (agent === "codex") return { agent, found, source, ...codexProgram(real, arch) };
+    return { agent, path: real, found, source, binds: programBinds(real) };
   }
   return undefined;
 }
@@ -124,7 +163,9 @@ export async function programVersion(path: string): Promise<string | undefined> 
   try {
     const { stdout } = await promisify(execFile)(path, ["--version"], {
       timeout: VERSION_TIMEOUT_MS,
-      env: { ...process.env, DISABLE_AUTOUPDATER: "1" },
+      // Claude Code and Gemini CLI each check for updates or start a second copy of
+      // themselves unless told not to; `--version` needs neither.
+      env: { ...process.env, DISABLE_AUTOUPDATER: "1", GEMINI_CLI_NO_RELAUNCH: "true" },
     });
     const first = stdout.trim().split("\n")[0] ?? "";
     return first === "" ? undefined : cleanLine(first);

@@ -135,10 +135,10 @@ function approvalSettings(input: CreateTaskInput): HostSettingsInput["approval"]
     }
   }
   if (allow.length === 0 && deny.length === 0 && timeout === undefined) return undefined;
-  if (input.agent === "command") {
+  if (!AGENTS_WITH_TOOL_RULES.has(input.agent)) {
     throw new BadTaskOptionError(
-      "the command agent asks no permissions, so it takes no tool rules or approval timeout",
-      "drop --allow-tool, --deny-tool and --approve-timeout, or run an agent such as claude",
+      `the ${input.agent} agent asks warden no permissions, so it takes no tool rules or approval timeout`,
+      "drop --allow-tool, --deny-tool and --approve-timeout, or run the claude agent",
     );
   }
   return { allow, deny, ...(timeout === undefined ? {} : { timeoutSeconds: timeout }) };

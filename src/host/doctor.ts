@@ -3,9 +3,14 @@ import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
-import { AGENTS, cleanLine, type AgentName } from "../protocol/index.js";
+import { AGENTS, cleanLine, WardenError, type AgentName } from "../protocol/index.js";
 import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
-import { AGENT_PROGRAMS, findAgentProgram, programVersion } from "./agentProgram.js";
+import {
+  AGENT_PROGRAMS,
+  findAgentProgram,
+  programVersion,
+  type AgentProgram,
+} from "./agentProgram.js";
 import { GUEST_MAIN } from "./guestProgram.js";
 
 const run = promisify(execFile);
@@ -113,9 +118,19 @@ const SOURCE_WORDS = {
   package: " (warden's own dev dependency)",
 } as const;
 
-/** One agent that runs a program of its own: found as a task would find it, and asked its version. */
+/**
+ * One agent that runs a program of its own: found as a task would find it (Codex's launcher
+ * resolved to its native program), and that program asked its version.
+ */
 async function programReport(name: AgentName, program: string): Promise<AgentReport> {
-  const found = findAgentProgram(name, undefined, process.env);
+  let found: AgentProgram | undefined;
+  try {
+    found = findAgentProgram(name, undefined, process.env);
+  } catch (error) {
+    if (!(error instanceof WardenError)) throw error;
+    const hint = error.hint === undefined ? "" : `: ${error.hint}`;
+    return { name, usable: false, detail: `${error.message}${hint}` };
+  }
   if (found === undefined) {
     return {
       name,

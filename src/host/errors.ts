@@ -1,5 +1,6 @@
 // The host's refusals and failures: one class per kind, a stable code, a hint, and the exit
 // class the CLI maps to its exit code (usage → 2, operational → 1, bound → 3), as the store does.
+import { keyVariablesText, RELAY_APIS, type ApiKind } from "../egress/index.js";
 import { cleanLine, WardenError } from "../protocol/index.js";
 
 export type HostExitClass = "usage" | "operational" | "bound";
@@ -140,6 +141,13 @@ export class BadBranchNameError extends HostError {
   }
 }
 
+/** How each agent's program is installed, in a hint. */
+const INSTALL_WORDS: Readonly<Record<string, string>> = {
+  claude: "Claude Code (`npm install -g @anthropic-ai/claude-code`)",
+  codex: "Codex CLI (`npm install -g @openai/codex`)",
+  gemini: "Gemini CLI (`npm install -g @google/gemini-cli`)",
+};
+
 /** The agent's program is not on this machine (or not where the task says). */
 export class AgentMissingError extends HostError {
   readonly exitClass = "operational";
@@ -149,33 +157,43 @@ export class AgentMissingError extends HostError {
       configured === undefined
         ? `the ${agent} agent's program ${program} is not on PATH, nor in warden's node_modules`
         : `the ${agent} agent's program ${cleanLine(configured)} is not an executable file`,
-      agent === "claude"
-        ? "install Claude Code (`npm install -g @anthropic-ai/claude-code`), or name its program with --agent-program; `warden doctor` shows what it finds"
-        : `install ${program}, or name its program with --agent-program`,
+      `install ${INSTALL_WORDS[agent] ?? program}, or name its program with --agent-program; \`warden doctor\` shows what it finds`,
     );
   }
 }
 
-/** The agent's program lives where no sandbox may look (the user's home). */
+/**
+ * The agent's program cannot run in a sandbox: it lives where no sandbox may look (the user's
+ * home), or it is a launcher whose real program is not installed beside it.
+ */
 export class AgentUnusableError extends HostError {
   readonly exitClass = "operational";
-  constructor(path: string, why: string) {
+  constructor(
+    path: string,
+    why: string,
+    hint = "install the agent outside your home directory (for example with `npm install -g`), or copy it elsewhere and pass --agent-program",
+  ) {
     super(
       "AGENT_UNUSABLE",
       `the agent's program ${cleanLine(path)} cannot be shown to the sandbox: ${why}`,
-      "install the agent outside your home directory (for example with `npm install -g`), or copy it elsewhere and pass --agent-program",
+      hint,
     );
   }
 }
 
-/** An agent that talks to the Anthropic API, and no key on the host for the relay to add. */
+/** An agent that talks to an API, and no key for it on the host for the relay to add. */
 export class NoApiKeyError extends HostError {
   readonly exitClass = "operational";
-  constructor(agent: string) {
+  constructor(agent: string, api: ApiKind = "anthropic") {
+    const keys = RELAY_APIS[api].keys;
+    const missing =
+      keys.length === 1
+        ? `${keyVariablesText(api)} is not`
+        : `neither ${keyVariablesText(api).replace(" or ", " nor ")} is`;
     super(
       "NO_API_KEY",
-      `the ${agent} agent needs an API key, and neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set here`,
-      "set ANTHROPIC_API_KEY in the environment that runs the task; it stays on the host, the sandbox gets a placeholder",
+      `the ${agent} agent needs an API key, and ${missing} set here`,
+      `set ${keys[0].variable} in the environment that runs the task; it stays on the host, the sandbox gets a placeholder`,
     );
   }
 }

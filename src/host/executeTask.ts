@@ -4,7 +4,13 @@
 // host knows; and the terminal record, decided by decideEnd.
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { makePlaceholderKey, startEgress, type RunningEgress } from "../egress/index.js";
+import {
+  authSecret,
+  makePlaceholderKey,
+  PLACEHOLDER_VARIABLES,
+  startEgress,
+  type RunningEgress,
+} from "../egress/index.js";
 import {
   CHANNEL_SOCKET,
   cleanLine,
@@ -104,12 +110,15 @@ class TaskRun {
       if (this.#aborted()) return "interrupted";
       const { spec, host } = this.plan;
       this.#note(`attempt ${this.attachment.attempt}: preparing the share of ${spec.base}`);
-      const placeholder = this.plan.relay === undefined ? undefined : makePlaceholderKey();
+      const relay = this.plan.relay;
+      const placeholder = relay === undefined ? undefined : makePlaceholderKey(relay.api);
       // The agent's variables reach it through task.json, which lives only as long as this
       // attach (cleanAttempt removes the share); the real API key is never among them.
       const agentEnv = {
         ...this.plan.variables,
-        ...(placeholder === undefined ? {} : { ANTHROPIC_API_KEY: placeholder }),
+        ...(relay === undefined || placeholder === undefined
+          ? {}
+          : { [PLACEHOLDER_VARIABLES[relay.api]]: placeholder }),
       };
       const program = this.plan.program;
       await writeShare(this.#layout.share, {
@@ -174,8 +183,9 @@ class TaskRun {
         ? {}
         : {
             relay: {
+              api: relay.api,
               upstream: relay.upstream,
-              apiKey: relay.auth.kind === "x-api-key" ? relay.auth.key : relay.auth.token,
+              apiKey: authSecret(relay.auth),
               auth: relay.auth.kind,
               placeholderKey: placeholder,
             },

@@ -101,4 +101,18 @@ export {
   type ProgramSource,
 } from "./agentProgram.js";
 export { eventText, dollars } from "./eventText.js";
-export { approvalPlan, CHANNEL_SANDBOXES, type ApprovalPlan } from "./preflight.js";
+export {
+  approvalPlan,
+  relayFor,
+  API_AGENTS,
+  CHANNEL_SANDBOXES,
+  type ApprovalPlan,
+} from "./preflight.js";
+export {
+  CODEX_PLATFORMS,
+  codexLayout,
+  codexNativeCandidates,
+  findCodexNative,
+  isCodexLauncher,
+  type CodexPlatform,
+} from "./codexProgram.js";

@@ -3,7 +3,7 @@
 // here for an agent that needs one, and a task that asks a person has a way to ask. A refusal
 // here leaves the task as it was.
 import { homedir } from "node:os";
-import { relaySettingsFromEnv, type RelayHostSettings } from "../egress/index.js";
+import { relaySettingsFromEnv, type ApiKind, type RelayHostSettings } from "../egress/index.js";
 import type { AgentName } from "../protocol/index.js";
 import {
   sandboxBackend,
@@ -48,8 +48,27 @@ export interface ApprovalPlan {
   timeoutMs: number;
 }
 
-/** Agents that call the Anthropic API, and so need the relay's key. */
-const API_AGENTS: ReadonlySet<AgentName> = new Set(["claude"]);
+/**
+ * The API each agent calls, for which the host must hold a key the relay adds. `command` needs
+ * none; it gets the Anthropic relay when the host has a key for it.
+ */
+export const API_AGENTS: Readonly<Record<AgentName, ApiKind | undefined>> = {
+  claude: "anthropic",
+  codex: "openai",
+  gemini: "gemini",
+  command: undefined,
+};
+
+/** The API relay for a task's agent: refuses an agent whose API has no key on this host. */
+export function relayFor(
+  agent: AgentName,
+  env: Readonly<Record<string, string | undefined>>,
+): RelayHostSettings | undefined {
+  const api = API_AGENTS[agent];
+  const relay = relaySettingsFromEnv(env, api ?? "anthropic");
+  if (api !== undefined && relay === undefined) throw new NoApiKeyError(agent, api);
+  return relay;
+}
 
 /**
  * Sandboxes that carry the guest-to-host channel (control.sock beside the egress sockets):
@@ -112,10 +131,7 @@ export async function preflight(
   const approval = approvalPlan(host, backend.name);
   const check = await backend.check();
   if (!check.ok) throw new BackendUnusableError(host.sandbox, check.why, check.fix);
-  const relay = relaySettingsFromEnv(env);
-  if (API_AGENTS.has(host.guest.agent) && relay === undefined) {
-    throw new NoApiKeyError(host.guest.agent);
-  }
+  const relay = relayFor(host.guest.agent, env);
   return {
     host,
     spec: { ...spec, repo, base },

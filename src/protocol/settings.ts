@@ -8,10 +8,10 @@ import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
 
 /**
- * The agents the runner knows: Claude Code (the default) and any command. A new agent is a name
- * here, its fields in AGENT_FIELDS and an adapter in src/agents.
+ * The agents the runner knows: Claude Code (the default), Codex CLI, Gemini CLI and any command.
+ * A new agent is a name here, its fields in AGENT_FIELDS and an adapter in src/agents.
  */
-export const AGENTS = ["claude", "command"] as const;
+export const AGENTS = ["claude", "codex", "gemini", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
 
 /** How an agent answers its permission prompts, for agents that ask (see docs/agents.md). */
@@ -86,8 +86,21 @@ const PROMPT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{C
  * does not take it is refused, so a setting is never silently ignored.
  */
 const AGENT_FIELDS: Readonly<Record<AgentName, readonly AgentField[]>> = {
-  claude: ["allowedTools", "disallowedTools", "appendSystemPrompt", "approve", "agentProgram"],
-  command: ["command"],
+  claude: [
+    "allowedTools",
+    "disallowedTools",
+    "appendSystemPrompt",
+    "approve",
+    "agentProgram",
+    "maxTurns",
+    "maxBudgetUSD",
+  ],
+  // Codex CLI has no bound on turns or spending and no permission prompt a program can answer.
+  codex: ["agentProgram"],
+  // Gemini CLI bounds model calls (maxSessionTurns) but not spending, and asks no program.
+  gemini: ["agentProgram", "maxTurns"],
+  // A command may read its bounds from the metadata server and keep to them itself.
+  command: ["command", "maxTurns", "maxBudgetUSD"],
 };
 const AGENT_ONLY_FIELDS = [
   "command",
@@ -96,6 +109,8 @@ const AGENT_ONLY_FIELDS = [
   "appendSystemPrompt",
   "approve",
   "agentProgram",
+  "maxTurns",
+  "maxBudgetUSD",
 ] as const;
 type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
 

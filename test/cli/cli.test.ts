@@ -116,7 +116,7 @@ describe(
           "true",
         ]),
         2,
-        /the command agent asks no permissions/,
+        /the command agent asks warden no permissions/,
       );
       assertError(
         await runCli(ws.dataDir, ["approve", "0000", "1", "maybe"]),

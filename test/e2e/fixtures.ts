@@ -31,7 +31,7 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(WARDEN_|ANTHROPIC_|GIT_)/.test(name)) continue;
+    if (/^(WARDEN_|ANTHROPIC_|OPENAI_|GEMINI_|GOOGLE_|CODEX_|GIT_)/.test(name)) continue;
     env[name] = value;
   }
   return { ...env, ...extra };

@@ -4,15 +4,20 @@ import { request, createServer, type IncomingHttpHeaders, type IncomingMessage }
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
+  API_KINDS,
   EGRESS_LIMITS,
+  PLACEHOLDER_VARIABLES,
   checkPlaceholder,
   isCredentialHeader,
   makePlaceholderKey,
   parseUpstream,
+  relayErrorBody,
   relaySettingsFromEnv,
+  sandboxEnv,
   startRelay,
   upstreamHeaders,
   upstreamPath,
+  type RelayOptions,
   type RunningRelay,
 } from "../../src/egress/index.js";
 import { forwardPorts, type ForwardedPorts } from "../../src/guest/forwardPorts.js";
@@ -385,22 +390,282 @@ describe("the relay's other settings", () => {
   });
 });
 
+/** Starts a relay in front of a fresh scripted API, runs `body`, and takes both down. */
+async function withRelay(
+  options: Omit<RelayOptions, "socketPath" | "upstream"> & { prefix?: string; down?: boolean },
+  body: (socketPath: string, api: ReturnType<typeof scriptedApi>) => Promise<void>,
+): Promise<void> {
+  const dir = await tempDir();
+  const api = scriptedApi();
+  const apiPort = await listen(api.server, 0);
+  if (options.down === true) await closeServer(api.server);
+  const socketPath = join(dir.path, "relay.sock");
+  const { prefix = "", down: _down, ...relayOptions } = options;
+  const relay = await startRelay({
+    ...relayOptions,
+    socketPath,
+    upstream: `http://127.0.0.1:${apiPort}${prefix}`,
+  });
+  try {
+    await body(socketPath, api);
+  } finally {
+    await relay.close();
+    if (options.down !== true) await closeServer(api.server);
+    await dir.remove();
+  }
+}
+
+/** One request to the relay's unix socket. */
+function sendTo(
+  socketPath: string,
+  path: string,
+  headers: Record<string, string>,
+  body = "{}",
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: "POST", headers });
+    req.on("response", (res) => {
+      read(res).then(resolve, reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Every credential a hostile or confused client could send, all holding the placeholder. */
+function sandboxCredentials(placeholder: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${placeholder}`,
+    "x-api-key": placeholder,
+    "x-goog-api-key": placeholder,
+    "api-key": placeholder,
+    cookie: `k=${placeholder}`,
+    "x-gateway-token": placeholder,
+  };
+}
+
+describe("the relay in front of the OpenAI and Gemini APIs", () => {
+  const OPENAI_KEY = "sk-proj-real-openai-0123456789";
+  const GEMINI_KEY = "AIzaSy-real-gemini-0123456789";
+
+  test("openai: the upstream sees OPENAI's real key as a bearer token under /v1, and nothing of the sandbox's", async () => {
+    const placeholder = makePlaceholderKey("openai");
+    await withRelay(
+      { api: "openai", apiKey: OPENAI_KEY, placeholderKey: placeholder, prefix: "/v1" },
+      async (socketPath, api) => {
+        const answer = await sendTo(socketPath, "/responses?stream=true&key=stolen", {
+          ...sandboxCredentials(placeholder),
+          "content-type": "application/json",
+          "openai-beta": "responses=v1",
+        });
+        assert.equal(answer.status, 201);
+        const seen = api.seen[0];
+        assert.ok(seen);
+        assert.equal(seen.url, "/v1/responses?stream=true");
+        assert.equal(seen.headers.authorization, `Bearer ${OPENAI_KEY}`);
+        for (const name of [
+          "x-api-key",
+          "x-goog-api-key",
+          "api-key",
+          "cookie",
+          "x-gateway-token",
+        ]) {
+          assert.equal(seen.headers[name], undefined, name);
+        }
+        assert.equal(seen.headers["openai-beta"], "responses=v1");
+        assert.ok(
+          !JSON.stringify(seen).includes(placeholder),
+          "the placeholder never goes upstream",
+        );
+        assert.ok(!JSON.stringify(seen).includes("stolen"));
+        assert.ok(!answer.body.includes(OPENAI_KEY));
+      },
+    );
+  });
+
+  test("gemini: the upstream sees the real key as x-goog-api-key, the query with alt=sse, and no key= parameter", async () => {
+    const placeholder = makePlaceholderKey("gemini");
+    const model = "/v1beta/models/gemini-2.5-pro:streamGenerateContent";
+    await withRelay(
+      { api: "gemini", apiKey: GEMINI_KEY, placeholderKey: placeholder },
+      async (socketPath, api) => {
+        const answer = await sendTo(socketPath, `${model}?key=${placeholder}&alt=sse&%6Bey=x`, {
+          ...sandboxCredentials(placeholder),
+          "content-type": "application/json",
+          "x-goog-api-client": "google-genai-sdk/1.0",
+        });
+        assert.equal(answer.status, 201);
+        const seen = api.seen[0];
+        assert.ok(seen);
+        assert.equal(seen.url, `${model}?alt=sse`);
+        assert.equal(seen.headers["x-goog-api-key"], GEMINI_KEY);
+        for (const name of ["authorization", "x-api-key", "api-key", "cookie", "x-gateway-token"]) {
+          assert.equal(seen.headers[name], undefined, name);
+        }
+        assert.equal(seen.headers["x-goog-api-client"], "google-genai-sdk/1.0");
+        assert.ok(
+          !JSON.stringify(seen).includes(placeholder),
+          "the placeholder never goes upstream",
+        );
+        assert.ok(!answer.body.includes(GEMINI_KEY));
+      },
+    );
+  });
+
+  test("gemini: an upstream with a path keeps it before the request's path", async () => {
+    await withRelay(
+      {
+        api: "gemini",
+        apiKey: GEMINI_KEY,
+        placeholderKey: makePlaceholderKey("gemini"),
+        prefix: "/gateway/google/",
+      },
+      async (socketPath, api) => {
+        await sendTo(socketPath, "/v1beta/models?pageSize=5&pageToken=abc", {});
+        assert.equal(api.seen[0]?.url, "/gateway/google/v1beta/models?pageSize=5&pageToken=abc");
+      },
+    );
+  });
+
+  test("the relay's own errors come in the shape of the API the agent speaks", async () => {
+    await withRelay(
+      { api: "gemini", apiKey: GEMINI_KEY, placeholderKey: "warden-placeholder-x", down: true },
+      async (socketPath) => {
+        const answer = await sendTo(socketPath, "/v1beta/models/m:generateContent", {});
+        assert.equal(answer.status, 502);
+        assert.deepEqual(JSON.parse(answer.body), {
+          error: {
+            code: 502,
+            message: "warden relay: the API upstream could not be reached (ECONNREFUSED)",
+            status: "UNAVAILABLE",
+          },
+        });
+      },
+    );
+    await withRelay(
+      { api: "openai", apiKey: OPENAI_KEY, placeholderKey: "sk-warden-placeholder-x" },
+      async (socketPath) => {
+        const answer = await sendTo(socketPath, "http://elsewhere.example/v1/responses", {});
+        assert.equal(answer.status, 400);
+        const body = JSON.parse(answer.body) as { error: { type: string; message: string } };
+        assert.equal(body.error.type, "invalid_request_error");
+        assert.match(body.error.message, /^warden relay: /);
+      },
+    );
+  });
+
+  test("an explicit auth kind overrides the API's default", async () => {
+    await withRelay(
+      {
+        api: "gemini",
+        apiKey: "gw-token",
+        auth: "bearer",
+        placeholderKey: makePlaceholderKey("gemini"),
+      },
+      async (socketPath, api) => {
+        await sendTo(socketPath, "/v1beta/models", { "x-goog-api-key": "p" });
+        const seen = api.seen[0];
+        assert.ok(seen);
+        assert.equal(seen.headers.authorization, "Bearer gw-token");
+        assert.equal(seen.headers["x-goog-api-key"], undefined);
+      },
+    );
+  });
+});
+
 describe("relay settings and headers, as pure functions", () => {
-  test("the upstream comes from ANTHROPIC_BASE_URL when set, else the public API", () => {
-    assert.deepEqual(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k" }), {
+  test("anthropic: the upstream comes from ANTHROPIC_BASE_URL when set, else the public API", () => {
+    assert.deepEqual(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k" }, "anthropic"), {
+      api: "anthropic",
       upstream: "https://api.anthropic.com",
       auth: { kind: "x-api-key", key: "k" },
     });
     assert.deepEqual(
-      relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9/gw" }),
-      { upstream: "http://127.0.0.1:9/gw", auth: { kind: "x-api-key", key: "k" } },
+      relaySettingsFromEnv(
+        { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: "http://127.0.0.1:9/gw" },
+        "anthropic",
+      ),
+      {
+        api: "anthropic",
+        upstream: "http://127.0.0.1:9/gw",
+        auth: { kind: "x-api-key", key: "k" },
+      },
     );
-    assert.deepEqual(relaySettingsFromEnv({ ANTHROPIC_AUTH_TOKEN: "t", ANTHROPIC_BASE_URL: " " }), {
-      upstream: "https://api.anthropic.com",
-      auth: { kind: "bearer", token: "t" },
+    assert.deepEqual(
+      relaySettingsFromEnv({ ANTHROPIC_AUTH_TOKEN: "t", ANTHROPIC_BASE_URL: " " }, "anthropic"),
+      {
+        api: "anthropic",
+        upstream: "https://api.anthropic.com",
+        auth: { kind: "bearer", token: "t" },
+      },
+    );
+    assert.equal(
+      relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k", ANTHROPIC_AUTH_TOKEN: "t" }, "anthropic")?.auth
+        .kind,
+      "x-api-key",
+    );
+    assert.equal(relaySettingsFromEnv({}, "anthropic"), undefined);
+    assert.equal(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "  " }, "anthropic"), undefined);
+  });
+
+  test("openai: OPENAI_BASE_URL else the public API with /v1, and OPENAI_API_KEY as a bearer token", () => {
+    assert.deepEqual(relaySettingsFromEnv({ OPENAI_API_KEY: " sk-o " }, "openai"), {
+      api: "openai",
+      upstream: "https://api.openai.com/v1",
+      auth: { kind: "bearer", token: "sk-o" },
     });
-    assert.equal(relaySettingsFromEnv({}), undefined);
-    assert.equal(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "  " }), undefined);
+    assert.deepEqual(
+      relaySettingsFromEnv(
+        { OPENAI_API_KEY: "sk-o", OPENAI_BASE_URL: "https://gw.example/openai/v1" },
+        "openai",
+      ),
+      {
+        api: "openai",
+        upstream: "https://gw.example/openai/v1",
+        auth: { kind: "bearer", token: "sk-o" },
+      },
+    );
+    // Another API's key is not this one's.
+    assert.equal(relaySettingsFromEnv({ ANTHROPIC_API_KEY: "k" }, "openai"), undefined);
+    assert.equal(relaySettingsFromEnv({ OPENAI_API_KEY: "" }, "openai"), undefined);
+  });
+
+  test("gemini: GOOGLE_GEMINI_BASE_URL else the public API, GEMINI_API_KEY before GOOGLE_API_KEY", () => {
+    assert.deepEqual(relaySettingsFromEnv({ GOOGLE_API_KEY: "g" }, "gemini"), {
+      api: "gemini",
+      upstream: "https://generativelanguage.googleapis.com",
+      auth: { kind: "x-goog-api-key", key: "g" },
+    });
+    assert.deepEqual(
+      relaySettingsFromEnv(
+        { GEMINI_API_KEY: "gem", GOOGLE_API_KEY: "g", GOOGLE_GEMINI_BASE_URL: "http://[::1]:8/" },
+        "gemini",
+      ),
+      { api: "gemini", upstream: "http://[::1]:8/", auth: { kind: "x-goog-api-key", key: "gem" } },
+    );
+    assert.equal(
+      relaySettingsFromEnv({ GEMINI_API_KEY: " ", OPENAI_API_KEY: "o" }, "gemini"),
+      undefined,
+    );
+  });
+
+  test("a bad upstream's hint names the variable of the API it is for", () => {
+    assert.throws(
+      () => parseUpstream("not a url", "openai"),
+      (error: Error & { hint?: string }) => /OPENAI_BASE_URL/.test(error.hint ?? ""),
+    );
+    assert.throws(
+      () => parseUpstream("https://x/?key=1", "gemini"),
+      (error: Error & { hint?: string }) =>
+        /GOOGLE_GEMINI_BASE_URL/.test(error.hint ?? "") && /GEMINI_API_KEY/.test(error.hint ?? ""),
+    );
+    assert.throws(
+      () => {
+        checkPlaceholder("p", { kind: "x-goog-api-key", key: "" }, "gemini");
+      },
+      (error: Error & { hint?: string }) =>
+        error.hint === "set GEMINI_API_KEY or GOOGLE_API_KEY on the host",
+    );
   });
 
   test("an upstream URL is read into origin and prefix; credentials, queries and other schemes are refused", () => {
@@ -479,16 +744,70 @@ describe("relay settings and headers, as pure functions", () => {
   test("a request target joins the prefix; absolute-form and * are not paths", () => {
     assert.equal(upstreamPath("/gw/", "/v1/messages"), "/gw/v1/messages");
     assert.equal(upstreamPath("", "/v1/messages?x"), "/v1/messages?x");
+    assert.equal(upstreamPath("/v1", "/responses"), "/v1/responses");
     assert.equal(upstreamPath("/gw", "http://x/v1"), undefined);
     assert.equal(upstreamPath("/gw", "*"), undefined);
   });
 
-  test("placeholders are fresh and never overlap the key", () => {
-    const a = makePlaceholderKey();
-    assert.notEqual(a, makePlaceholderKey());
+  test("a query is passed on byte for byte, less every parameter that carries a credential", () => {
+    const model = "/v1beta/models/gemini-2.5-pro:streamGenerateContent";
+    assert.equal(upstreamPath("", `${model}?alt=sse`), `${model}?alt=sse`);
+    assert.equal(upstreamPath("", `${model}?key=STOLEN&alt=sse`), `${model}?alt=sse`);
+    assert.equal(upstreamPath("", `${model}?alt=sse&key=STOLEN`), `${model}?alt=sse`);
+    assert.equal(upstreamPath("", `${model}?key=STOLEN`), model);
+    assert.equal(upstreamPath("", `${model}?KEY=a&%6Bey=b&ke%79&key`), model);
+    assert.equal(upstreamPath("", "/x?access_token=t&api_key=k&apikey=k&a=1"), "/x?a=1");
+    // Names that only contain `key` or `token` are not credentials; a key in a value is the
+    // sandbox's own business.
+    assert.equal(
+      upstreamPath("", "/x?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4"),
+      "/x?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4",
+    );
+    assert.equal(upstreamPath("", "/x?%E0%A4=1&&a=b&"), "/x?%E0%A4=1&a=b");
+  });
+
+  test("placeholders are fresh, shaped like each API's keys, and never overlap the key", () => {
+    const a = makePlaceholderKey("anthropic");
+    assert.notEqual(a, makePlaceholderKey("anthropic"));
     assert.match(a, /^sk-ant-warden-placeholder-[0-9a-f]{24}$/);
+    assert.match(makePlaceholderKey(), /^sk-ant-warden-placeholder-[0-9a-f]{24}$/);
+    assert.match(makePlaceholderKey("openai"), /^sk-warden-placeholder-[0-9a-f]{24}$/);
+    assert.match(makePlaceholderKey("gemini"), /^warden-placeholder-[0-9a-f]{24}$/);
     assert.doesNotThrow(() => {
       checkPlaceholder(a, { kind: "x-api-key", key: REAL_KEY });
     });
+  });
+
+  test("the sandbox's environment puts each API's placeholder and relay URL in its own variables", () => {
+    assert.deepEqual(PLACEHOLDER_VARIABLES, {
+      anthropic: "ANTHROPIC_API_KEY",
+      openai: "OPENAI_API_KEY",
+      gemini: "GEMINI_API_KEY",
+    });
+    const relayUrl = "http://127.0.0.1:3129";
+    const openai = sandboxEnv("sk-warden-placeholder-1", "openai");
+    assert.equal(openai.OPENAI_API_KEY, "sk-warden-placeholder-1");
+    assert.equal(openai.OPENAI_BASE_URL, relayUrl);
+    assert.equal(openai.ANTHROPIC_API_KEY, undefined);
+    assert.equal(openai.ANTHROPIC_BASE_URL, undefined);
+    const gemini = sandboxEnv("warden-placeholder-1", "gemini");
+    assert.equal(gemini.GEMINI_API_KEY, "warden-placeholder-1");
+    assert.equal(gemini.GOOGLE_GEMINI_BASE_URL, relayUrl);
+    assert.equal(gemini.GOOGLE_API_KEY, undefined);
+    assert.equal(sandboxEnv("sk-ant-warden-placeholder-1").ANTHROPIC_BASE_URL, relayUrl);
+  });
+
+  test("the relay's own errors take each API's error shape", () => {
+    assert.deepEqual(relayErrorBody("anthropic", 502, "api_error", "down"), {
+      type: "error",
+      error: { type: "api_error", message: "warden relay: down" },
+    });
+    assert.deepEqual(relayErrorBody("openai", 413, "request_too_large", "big"), {
+      error: { message: "warden relay: big", type: "request_too_large", param: null, code: null },
+    });
+    assert.deepEqual(relayErrorBody("gemini", 504, "api_error", "slow"), {
+      error: { code: 504, message: "warden relay: slow", status: "DEADLINE_EXCEEDED" },
+    });
+    assert.deepEqual(API_KINDS, ["anthropic", "openai", "gemini"]);
   });
 });

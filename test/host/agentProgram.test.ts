@@ -1,19 +1,68 @@
-// Where the host finds an agent's program and what it binds into the sandbox for it; and the
-// refusals before an attach when a Claude Code task cannot run here.
+// Where the host finds an agent's program and what it binds into the sandbox for it (Codex's
+// npm launcher replaced by its native program); that those binds are enough to run it in a
+// sandbox; and the refusals before an attach when an agent's task cannot run here.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
 import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import {
+  codexNativeCandidates,
   createTask,
   DEV_AGENT_BIN,
   doctorReport,
   executeTask,
   findAgentProgram,
   programBinds,
+  relayFor,
 } from "../../src/host/index.js";
+import { skipWhen } from "../support/skipWhen.js";
 import { hostFixture, NO_SANDBOX, type HostFixture } from "./fixtures.js";
+
+const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].find((p) => existsSync(p));
+const NO_BWRAP = skipWhen(
+  BWRAP === undefined && "bubblewrap is not installed: apt-get install bubblewrap",
+);
+
+/** The native target npm would install here, as codexProgram.ts maps it. */
+const TARGET: Record<string, string> = {
+  x64: "x86_64-unknown-linux-musl",
+  arm64: "aarch64-unknown-linux-musl",
+};
+
+async function executableFile(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+  await chmod(path, 0o755);
+}
+
+/**
+ * Codex as npm lays it out under `modules`: the launcher package, and the native package
+ * beside it or nested in it. Returns the launcher and the native layout directory.
+ */
+async function npmCodex(
+  modules: string,
+  where: "sibling" | "nested" | "none",
+): Promise<{ launcher: string; layout: string }> {
+  const codex = join(modules, "@openai", "codex");
+  const launcher = join(codex, "bin", "codex.js");
+  await executableFile(launcher, "#!/usr/bin/env node\n");
+  await writeFile(join(codex, "package.json"), "{}");
+  const native =
+    where === "nested"
+      ? join(codex, "node_modules", "@openai", "codex-linux-x64")
+      : join(modules, "@openai", "codex-linux-x64");
+  const layout = join(native, "vendor", "x86_64-unknown-linux-musl");
+  if (where !== "none") {
+    await executableFile(join(layout, "bin", "codex"), "\x7fELF");
+    await writeFile(join(layout, "codex-package.json"), "{}");
+    await writeFile(join(native, "package.json"), "{}");
+  }
+  return { launcher, layout };
+}
 
 let root: string;
 before(async () => {
@@ -68,16 +117,166 @@ describe("finding the agent's program", () => {
     assert.ok(found.path.endsWith("/claude.exe") || found.path.endsWith("/cli.js"), found.path);
   });
 
-  test("doctor reports claude usable with its version", async () => {
+  test("doctor reports claude, codex and gemini usable with their versions", async () => {
     const report = await doctorReport();
-    const claude = report.agents.find((a) => a.name === "claude");
-    assert.equal(claude?.usable, true, claude?.detail);
-    assert.match(claude.version ?? "", /\d+\.\d+\.\d+ \(Claude Code\)/);
+    const version = (name: string, pattern: RegExp): void => {
+      const agent = report.agents.find((a) => a.name === name);
+      assert.equal(agent?.usable, true, agent?.detail);
+      assert.match(agent.version ?? "", pattern);
+    };
+    version("claude", /\d+\.\d+\.\d+ \(Claude Code\)/);
+    version("codex", /^codex-cli \d+\.\d+\.\d+/);
+    version("gemini", /^\d+\.\d+\.\d+/);
+    // Codex's version comes from the native program, not from the Node launcher.
+    const codex = report.agents.find((a) => a.name === "codex");
+    assert.match(codex?.path ?? "", /\/vendor\/[^/]+\/bin\/codex$/);
+  });
+});
+
+describe("Codex's npm launcher is replaced by the native program it starts", () => {
+  test("with the native package beside the launcher, the native binary runs and its layout is bound", async () => {
+    const modules = join(root, "sibling", "node_modules");
+    const { launcher, layout } = await npmCodex(modules, "sibling");
+    const bin = join(root, "sibling", "bin");
+    await mkdir(bin, { recursive: true });
+    await symlink(launcher, join(bin, "codex"));
+    const found = findAgentProgram("codex", undefined, { PATH: bin }, "x64");
+    assert.equal(found?.source, "path");
+    assert.equal(found.found, join(bin, "codex"));
+    assert.equal(found.path, join(layout, "bin", "codex"));
+    assert.deepEqual(found.binds, [layout]);
+  });
+
+  test("with the native package nested in the launcher's, that one is used", async () => {
+    const modules = join(root, "nested", "node_modules");
+    const { launcher, layout } = await npmCodex(modules, "nested");
+    const found = findAgentProgram("codex", launcher, {}, "x64");
+    assert.equal(found?.source, "settings");
+    assert.equal(found.path, join(layout, "bin", "codex"));
+    assert.deepEqual(found.binds, [layout]);
+  });
+
+  test("a launcher without its native program is refused, saying what is missing", async () => {
+    const { launcher } = await npmCodex(join(root, "bare", "node_modules"), "none");
+    assert.throws(() => findAgentProgram("codex", launcher, {}, "x64"), {
+      code: "AGENT_UNUSABLE",
+      message: /@openai\/codex-linux-x64\) is not installed/,
+      hint: /npm install -g @openai\/codex/,
+    });
+    // A machine Codex has no Linux program for is told so, not sent looking for a package.
+    assert.throws(() => findAgentProgram("codex", launcher, {}, "ppc64"), {
+      code: "AGENT_UNUSABLE",
+      message: /no Linux program for ppc64/,
+    });
+  });
+
+  test("a native binary named directly is bound alone when it has no layout around it", async () => {
+    const lone = join(root, "lone", "codex");
+    await executableFile(lone, "\x7fELF");
+    const found = findAgentProgram("codex", lone, {}, "x64");
+    assert.equal(found?.path, lone);
+    assert.deepEqual(found.binds, [lone]);
+  });
+
+  test("the native program is looked for nested, beside, then inside the launcher's package, per architecture", () => {
+    const launcher = "/n/node_modules/@openai/codex/bin/codex.js";
+    assert.deepEqual(codexNativeCandidates(launcher, "arm64"), [
+      "/n/node_modules/@openai/codex/node_modules/@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex",
+      "/n/node_modules/@openai/codex-linux-arm64/vendor/aarch64-unknown-linux-musl/bin/codex",
+      "/n/node_modules/@openai/codex/vendor/aarch64-unknown-linux-musl/bin/codex",
+    ]);
+    assert.deepEqual(codexNativeCandidates("/n/bin/codex", "x64"), []);
+    assert.deepEqual(codexNativeCandidates(launcher, "s390x"), []);
+  });
+
+  test("warden's own node_modules: codex resolves to the native binary, gemini to its bundle", () => {
+    const target = TARGET[process.arch] ?? "none";
+    const codex = findAgentProgram("codex", undefined, { PATH: "" });
+    assert.equal(codex?.source, "package", `no codex in ${DEV_AGENT_BIN}`);
+    assert.ok(codex.path.endsWith(`/vendor/${target}/bin/codex`), codex.path);
+    assert.deepEqual(codex.binds, [dirname(dirname(codex.path))]);
+    const gemini = findAgentProgram("gemini", undefined, { PATH: "" });
+    assert.equal(gemini?.source, "package", `no gemini in ${DEV_AGENT_BIN}`);
+    assert.ok(gemini.path.endsWith("/@google/gemini-cli/bundle/gemini.js"), gemini.path);
+    assert.deepEqual(gemini.binds, [dirname(dirname(gemini.path))]);
+  });
+});
+
+/**
+ * bwrap arguments for a bare sandbox: the system directories as the host has them, the Node
+ * runtime's directory, the given binds, and nothing else of the host; no network.
+ */
+function bareSandbox(binds: readonly string[]): string[] {
+  const args = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL"];
+  for (const dir of ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"]) {
+    try {
+      const stat = lstatSync(dir);
+      if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+      else if (stat.isDirectory()) args.push("--ro-bind", dir, dir);
+    } catch {
+      // Not on this machine.
+    }
+  }
+  for (const path of [dirname(process.execPath), ...binds]) args.push("--ro-bind", path, path);
+  const path = `${dirname(process.execPath)}:/usr/bin:/bin`;
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home/agent");
+  args.push("--uid", "1000", "--gid", "1000", "--clearenv");
+  args.push("--setenv", "PATH", path, "--setenv", "HOME", "/home/agent");
+  args.push("--setenv", "GEMINI_CLI_NO_RELAUNCH", "true");
+  return args;
+}
+
+describe("an agent's binds are all its program needs inside a sandbox", { skip: NO_BWRAP }, () => {
+  for (const [agent, pattern] of [
+    ["codex", /^codex-cli \d+\.\d+\.\d+/],
+    // `#!/usr/bin/env node`: node is found on the sandbox's PATH, in the runtime's directory.
+    ["gemini", /^\d+\.\d+\.\d+/],
+  ] as const) {
+    test(`${agent} answers --version with only the system, Node and its binds`, async () => {
+      const program = findAgentProgram(agent, undefined, { PATH: "" });
+      assert.ok(program, `no ${agent} in ${DEV_AGENT_BIN}`);
+      const { stdout } = await promisify(execFile)(
+        BWRAP ?? "bwrap",
+        [...bareSandbox(program.binds), program.path, "--version"],
+        { timeout: 60_000 },
+      );
+      assert.match(stdout.trim(), pattern);
+    });
+  }
+});
+
+describe("an agent's API key must be on the host", () => {
+  test("codex without OPENAI_API_KEY is refused, and the hint names it", () => {
+    assert.throws(() => relayFor("codex", { ANTHROPIC_API_KEY: "k", GEMINI_API_KEY: "g" }), {
+      code: "NO_API_KEY",
+      message: /the codex agent needs an API key, and OPENAI_API_KEY is not set here/,
+      hint: /^set OPENAI_API_KEY /,
+    });
+    assert.equal(relayFor("codex", { OPENAI_API_KEY: "o" })?.auth.kind, "bearer");
+  });
+
+  test("gemini without GEMINI_API_KEY or GOOGLE_API_KEY is refused, and the hint names it", () => {
+    assert.throws(() => relayFor("gemini", { OPENAI_API_KEY: "o" }), {
+      code: "NO_API_KEY",
+      message: /neither GEMINI_API_KEY nor GOOGLE_API_KEY is set here/,
+      hint: /^set GEMINI_API_KEY /,
+    });
+    assert.equal(relayFor("gemini", { GOOGLE_API_KEY: "g" })?.api, "gemini");
+  });
+
+  test("claude still needs an Anthropic key; command takes one when the host has it, and needs none", () => {
+    assert.throws(() => relayFor("claude", { OPENAI_API_KEY: "o" }), {
+      code: "NO_API_KEY",
+      message: /neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set here/,
+    });
+    assert.equal(relayFor("command", {}), undefined);
+    assert.equal(relayFor("command", { ANTHROPIC_API_KEY: "k" })?.api, "anthropic");
+    assert.equal(relayFor("command", { OPENAI_API_KEY: "o" }), undefined);
   });
 });
 
 describe(
-  "a Claude Code task that cannot run here is refused before it attaches",
+  "an agent's task that cannot run here is refused before it attaches",
   { skip: NO_SANDBOX },
   () => {
     let fx: HostFixture;
@@ -99,6 +298,20 @@ describe(
       });
       assert.equal((await fx.tasks.get(summary.id)).state, "created");
     });
+
+    for (const [agent, variable] of [
+      ["codex", "OPENAI_API_KEY"],
+      ["gemini", "GEMINI_API_KEY"],
+    ] as const) {
+      test(`a ${agent} task without ${variable} on the host`, async () => {
+        const { summary } = await createTask(fx.tasks, { repo: fx.repo, prompt: "x", agent });
+        await assert.rejects(
+          executeTask(fx.tasks, summary.id, { env: { PATH: "", ANTHROPIC_API_KEY: "k" } }),
+          { code: "NO_API_KEY", hint: new RegExp(`^set ${variable} `) },
+        );
+        assert.equal((await fx.tasks.get(summary.id)).state, "created");
+      });
+    }
 
     test("when the named program is not there", async () => {
       const { summary } = await createTask(fx.tasks, {

@@ -1,0 +1,251 @@
+// Codex CLI and Gemini CLI as warden tasks: the real CLIs inside the real bubblewrap sandbox,
+// their API calls through warden's relay (speaking OpenAI's and Google's APIs) to a scripted
+// server on 127.0.0.1, their events over the channel into the task's events, and each further
+// message delivered as a new run that resumes the agent's session. Only the host holds the key.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { startScriptedGemini } from "../support/scriptedGemini.js";
+import { startScriptedOpenAI } from "../support/scriptedOpenAI.js";
+import type { RecordedRequest } from "../support/recordedRequest.js";
+import { skipWhen } from "../support/skipWhen.js";
+import { agentEvent, waitForEvent } from "./claudeTasks.js";
+import {
+  cleanEnv,
+  git,
+  idOf,
+  NO_SYSTEM,
+  runCli,
+  workspace,
+  type CliResult,
+  type Workspace,
+} from "./fixtures.js";
+
+/** One step of a scripted model, in words both agents' scripts can be made from. */
+type Step =
+  | { readonly kind: "shell"; readonly command: string }
+  | { readonly kind: "text"; readonly text: string }
+  | { readonly kind: "error"; readonly status: number; readonly message: string };
+
+/** A scripted API as the tests need it, whichever agent talks to it. */
+interface Api {
+  readonly requests: readonly RecordedRequest[];
+  /** The user texts of each conversation request, in order. */
+  userTexts(): string[][];
+  close(): Promise<void>;
+}
+
+/** What differs between the agents. */
+interface AgentCase {
+  readonly agent: "codex" | "gemini";
+  readonly program: string;
+  /** The host's key, made up for this test process. */
+  readonly realKey: string;
+  /** The header and value the API must get on every request. */
+  readonly keyHeader: (key: string) => [string, string];
+  /** The placeholder the sandbox holds, and where. */
+  readonly placeholder: RegExp;
+  start(steps: readonly Step[]): Promise<{ api: Api; env: Record<string, string> }>;
+}
+
+const BIN = (name: string): string =>
+  fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
+
+function textsOf(items: unknown, role: string, field: "content" | "parts"): string[] {
+  if (!Array.isArray(items)) return [];
+  const texts: string[] = [];
+  for (const item of items as Record<string, unknown>[]) {
+    if (item.role !== role || !Array.isArray(item[field])) continue;
+    for (const part of item[field] as { text?: unknown }[]) {
+      if (typeof part.text === "string") texts.push(part.text);
+    }
+  }
+  return texts;
+}
+
+const CODEX: AgentCase = {
+  agent: "codex",
+  program: BIN("codex"),
+  realKey: `sk-proj-e2e-${randomBytes(16).toString("hex")}`,
+  keyHeader: (key) => ["authorization", `Bearer ${key}`],
+  placeholder: /OPENAI_API_KEY=sk-warden-placeholder-[0-9a-f]+/,
+  async start(steps) {
+    const api = await startScriptedOpenAI(
+      steps.map((step) =>
+        step.kind === "shell" ? { kind: "command" as const, cmd: step.command } : step,
+      ),
+    );
+    return {
+      api: {
+        requests: api.requests,
+        userTexts: () =>
+          api
+            .responseBodies()
+            .map((body) => textsOf((body as { input?: unknown }).input, "user", "content")),
+        close: () => api.close(),
+      },
+      env: { OPENAI_BASE_URL: api.url, OPENAI_API_KEY: CODEX.realKey },
+    };
+  },
+};
+
+const GEMINI: AgentCase = {
+  agent: "gemini",
+  program: BIN("gemini"),
+  realKey: `AIza-e2e-${randomBytes(16).toString("hex")}`,
+  keyHeader: (key) => ["x-goog-api-key", key],
+  placeholder: /GEMINI_API_KEY=warden-placeholder-[0-9a-f]+/,
+  async start(steps) {
+    const api = await startScriptedGemini(
+      steps.map((step) =>
+        step.kind === "shell"
+          ? {
+              kind: "call" as const,
+              name: "run_shell_command",
+              args: { command: step.command, description: "run it" },
+            }
+          : step,
+      ),
+    );
+    return {
+      api: {
+        requests: api.requests,
+        userTexts: () =>
+          api
+            .turnBodies()
+            .map((body) => textsOf((body as { contents?: unknown }).contents, "user", "parts")),
+        close: () => api.close(),
+      },
+      env: { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: GEMINI.realKey },
+    };
+  },
+};
+
+for (const agentCase of [CODEX, GEMINI]) {
+  const { agent, realKey } = agentCase;
+  const skip =
+    NO_SYSTEM ??
+    (skipWhen(
+      existsSync(agentCase.program)
+        ? false
+        : `no ${agent} program at ${agentCase.program}: npm ci installs it`,
+    ) ||
+      undefined);
+
+  describe(`${agent} as a warden task`, { skip }, () => {
+    let ws: Workspace;
+    const apis: Api[] = [];
+
+    before(async () => {
+      ws = await workspace();
+    });
+    after(async () => {
+      await Promise.all(apis.map((api) => api.close()));
+      await ws.cleanup();
+    });
+
+    async function scripted(steps: readonly Step[]) {
+      const started = await agentCase.start(steps);
+      apis.push(started.api);
+      const env = cleanEnv(started.env);
+      const warden = (args: string[]): Promise<CliResult> => runCli(ws.dataDir, args, { env });
+      const run = (prompt: string, args: string[] = []): Promise<CliResult> =>
+        warden(["run", "--agent", agent, "--repo", ws.repo, "--prompt", prompt, ...args]);
+      return { api: started.api, warden, run };
+    }
+
+    test("a shell command that commits: the task succeeds, fetch brings the commit, and the real key stays on the host", async () => {
+      const { api, warden, run } = await scripted([
+        {
+          kind: "shell",
+          command:
+            "echo hi > hi.txt && git add hi.txt && git commit -qm 'add hi' && " +
+            `env | grep -c ${realKey.slice(-12)} ; env | grep -E '^(OPENAI|GEMINI)_API_KEY='`,
+        },
+        { kind: "text", text: "Committed hi.txt." },
+      ]);
+      const ran = await run("add hi.txt and commit it", ["--json"]);
+      assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
+      const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+      assert.equal(ended.state, "succeeded", ran.stdout);
+      assert.equal(ended.changes, true);
+      const id = String(ended.id);
+
+      const fetched = await warden(["fetch", id, "--json"]);
+      assert.equal(fetched.code, 0, fetched.stderr);
+      const branch = (JSON.parse(fetched.stdout) as { branch: string }).branch;
+      assert.equal(await git(ws.repo, "show", `${branch}:hi.txt`), "hi");
+      assert.equal(await git(ws.repo, "log", "-1", "--format=%s", branch), "add hi");
+      // The agent's home (its config and sessions) lives outside the workspace.
+      const files = await git(ws.repo, "ls-tree", "-r", "--name-only", branch);
+      assert.doesNotMatch(files, /\.codex|\.gemini|agent-home/);
+
+      const watch = await warden(["watch", id]);
+      assert.match(watch.stdout, /agent: uses \S+: .*echo hi > hi\.txt/);
+      assert.match(watch.stdout, /agent: result: ok/);
+
+      const [header, value] = agentCase.keyHeader(realKey);
+      assert.ok(api.requests.length >= 2);
+      for (const request of api.requests) {
+        assert.equal(request.headers[header], value, `${request.method} ${request.path}`);
+        assert.doesNotMatch(JSON.stringify(request.body), new RegExp(realKey));
+      }
+      const shown = JSON.stringify(api.userTexts()) + JSON.stringify(api.requests.at(-1)?.body);
+      assert.match(shown, agentCase.placeholder, "the agent's environment held the placeholder");
+      const transcript = await warden(["logs", id, "--transcript"]);
+      assert.doesNotMatch(transcript.stdout, new RegExp(realKey));
+    });
+
+    test("send --await during a task: the message is a resumed run of the same session, and its answer is the reply", async () => {
+      const { api, warden, run } = await scripted([
+        { kind: "shell", command: "for i in $(seq 1 40); do sleep 0.1; done; echo step one" },
+        { kind: "text", text: "Step one is done." },
+        { kind: "text", text: "Banana \u001b[1mbold\u001b[0m: here is your answer." },
+      ]);
+      const started = await run("do step one", ["--detach"]);
+      assert.equal(started.code, 0, started.stderr);
+      const id = idOf(started);
+      await waitForEvent(ws, id, agentEvent("tool_use"));
+      const sent = await warden(["send", id, "also say banana", "--await", "--timeout", "90s"]);
+      assert.equal(sent.code, 0, sent.stderr);
+      // Codex hands the escape on and warden shows it as `?`; Gemini drops it itself.
+      assert.match(sent.stdout, /^Banana (\?\[1m)?bold(\?\[0m)?: here is your answer\.\n$/);
+      assert.ok(!sent.stdout.includes("\u001b"), "the reply, cleaned");
+      const waited = await warden(["wait", id, "--timeout", "90s", "--json"]);
+      assert.equal(waited.code, 0, waited.stderr);
+
+      const texts = api.userTexts();
+      assert.equal(texts.length, 3);
+      const resumed = texts[2] ?? [];
+      assert.match(resumed.at(-1) ?? "", /also say banana/);
+      assert.ok(
+        resumed.some((t) => t.includes("do step one")),
+        "the resumed run carries the session's first exchange",
+      );
+      const inbox = JSON.parse(
+        await readFile(join(ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
+      ) as { messages: { state: string; reply: string }[] };
+      assert.equal(inbox.messages[0]?.state, "delivered");
+      const transcript = await warden(["logs", id, "--transcript"]);
+      assert.match(transcript.stdout, /Step one is done/);
+      assert.match(transcript.stdout, /here is your answer/);
+    });
+
+    test("an API error ends the task failed with the API's message, cleaned", async () => {
+      const { run } = await scripted([
+        { kind: "error", status: 400, message: "the scripted API \u001b[31msays no\u001b[0m" },
+      ]);
+      const ran = await run("do it", ["--json"]);
+      assert.equal(ran.code, 1, `${ran.stdout}\n${ran.stderr}`);
+      const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+      assert.equal(ended.state, "failed");
+      const error = String(ended.error);
+      assert.match(error, /the scripted API .*says no/);
+      assert.ok(!error.includes("\u001b"), "no escape reaches the terminal");
+    });
+  });
+}
