@@ -117,6 +117,11 @@ export interface AgentAdapter {
   launch(task: AgentTask): AgentLaunch;
   /** A fresh reader for one run's stdout. */
   readStream(): StreamReader;
+  /**
+   * A fresh reader for one run's stderr, for an agent that says some things only there
+   * (Gemini's retries). Its events join the stdout's.
+   */
+  readLog?(): StreamReader;
   /** How the run ended, from its last line, exit code and last result event. */
   outcome(exit: AgentExit): AgentOutcome;
   /** Present when the agent takes further messages on stdin while it runs (Claude Code). */

@@ -24,3 +24,4 @@ export {
   type GeminiRunExit,
 } from "./geminiOutcome.js";
 export { GEMINI_LIMITS } from "./geminiLimits.js";
+export { GeminiRetryReader } from "./geminiRetries.js";

@@ -10,6 +10,7 @@ import {
 } from "./geminiLaunch.js";
 import { GeminiLedger } from "./geminiLedger.js";
 import { geminiOutcome } from "./geminiOutcome.js";
+import { GeminiRetryReader } from "./geminiRetries.js";
 import { geminiStreamReader } from "./geminiStream.js";
 
 /** The Gemini task a warden task describes; its home holds Gemini's settings. Pure. */
@@ -44,6 +45,7 @@ export function createGeminiAgent(): AgentAdapter {
       };
     },
     readStream: () => geminiStreamReader(ledger),
+    readLog: () => new GeminiRetryReader(),
     outcome: (exit) => geminiOutcome(exit, exit.lastResult),
   };
 }

@@ -36,6 +36,9 @@ export class LiveAgent {
   private readonly events: EventSender | undefined;
   private reader: StreamReader;
   private lines: LineSplitter;
+  /** The stderr's reader, for an adapter that reads it (Gemini's retries). */
+  private logReader: StreamReader | undefined;
+  private logLines: LineSplitter | undefined;
   private conversation: Conversation | undefined;
   private lastResultOfRun: AgentResultEvent | undefined;
   private session: string | undefined;
@@ -44,7 +47,7 @@ export class LiveAgent {
   constructor(private readonly input: LiveAgentInput) {
     this.events = input.channel === undefined ? undefined : new EventSender(input.channel);
     this.reader = input.adapter.readStream();
-    this.lines = this.splitter();
+    this.lines = this.splitter(() => this.reader);
   }
 
   /** The last `result` event of the current (or last) run. */
@@ -61,7 +64,10 @@ export class LiveAgent {
   io(): AgentIo {
     this.overlong += this.lines.overlong;
     this.reader = this.input.adapter.readStream();
-    this.lines = this.splitter();
+    this.lines = this.splitter(() => this.reader);
+    const logReader = this.input.adapter.readLog?.();
+    this.logReader = logReader;
+    this.logLines = logReader === undefined ? undefined : this.splitter(() => logReader);
     this.lastResultOfRun = undefined;
     const conversation = this.input.adapter.conversation;
     const channel = this.input.channel;
@@ -88,6 +94,9 @@ export class LiveAgent {
       stdout: (chunk: Buffer) => {
         this.lines.push(chunk);
       },
+      stderr: (chunk: Buffer) => {
+        this.logLines?.push(chunk);
+      },
       exited: () => {
         this.conversation?.agentExited();
       },
@@ -98,6 +107,9 @@ export class LiveAgent {
   endOutput(): AgentResultEvent | undefined {
     this.lines.end();
     this.take(this.read(() => this.reader.end()));
+    this.logLines?.end();
+    const logReader = this.logReader;
+    if (logReader !== undefined) this.take(this.read(() => logReader.end()));
     this.conversation?.finish();
     this.conversation = undefined;
     return this.lastResultOfRun;
@@ -136,9 +148,10 @@ export class LiveAgent {
     }
   }
 
-  private splitter(): LineSplitter {
+  /** Splits a run's output into lines for the reader `reader()` gives. */
+  private splitter(reader: () => StreamReader): LineSplitter {
     return new LineSplitter(AGENT_EVENT_LIMITS.lineBytes, (line) => {
-      this.take(this.read(() => this.reader.line(utf8.decode(line))));
+      this.take(this.read(() => reader().line(utf8.decode(line))));
     });
   }
 

@@ -38,6 +38,8 @@ export interface AgentIo {
   started(stdin: Writable): void;
   /** A chunk of the agent's stdout, as it arrives (also after the agent exited). Never throws. */
   stdout(chunk: Buffer): void;
+  /** A chunk of the agent's stderr, likewise. Never throws. */
+  stderr(chunk: Buffer): void;
   /** The agent exited; its output may still be arriving. */
   exited(): void;
 }
@@ -177,8 +179,9 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
       io?.stdout(chunk);
     },
   );
-  const log = captureOutput(child.stderr, logFile, append?.logBytes ?? LIMITS.logBytes, () => {
+  const log = captureOutput(child.stderr, logFile, append?.logBytes ?? LIMITS.logBytes, (chunk) => {
     lastActivity = Date.now();
+    io?.stderr(chunk);
   });
 
   let timedOut = false;

@@ -235,6 +235,22 @@ for (const agentCase of [CODEX, GEMINI]) {
       assert.match(transcript.stdout, /here is your answer/);
     });
 
+    // Codex retries a failed request silently (its stream reports only a broken stream's
+    // reconnections), so this is Gemini's alone: it reports its retries on stderr.
+    if (agent === "gemini") {
+      test("a retried API call shows in watch as a retry, read from the agent's stderr", async () => {
+        const { run, warden } = await scripted([
+          { kind: "error", status: 500, message: "overloaded for a moment" },
+          { kind: "text", text: "Done after a retry." },
+        ]);
+        const ran = await run("do it", ["--json"]);
+        assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
+        const id = String((JSON.parse(ran.stdout) as Record<string, unknown>).id);
+        const watch = await warden(["watch", id]);
+        assert.match(watch.stdout, /agent: API retry 1 \(HTTP 500\)/);
+      });
+    }
+
     test("an API error ends the task failed with the API's message, cleaned", async () => {
       const { run } = await scripted([
         { kind: "error", status: 400, message: "the scripted API \u001b[31msays no\u001b[0m" },

@@ -1,0 +1,46 @@
+// Gemini's retries, read from its stderr: the fixture is the real stderr of Gemini CLI 0.61
+// answered 500, then 429, then a text by the scripted Gemini API.
+import { strict as assert } from "node:assert";
+import { readFile } from "node:fs/promises";
+import { test } from "node:test";
+import { GeminiRetryReader } from "../../src/agents/gemini.js";
+import type { AgentEvent } from "../../src/agents/index.js";
+
+const FIXTURE = new URL("./fixtures/gemini-0.61-retries.stderr", import.meta.url);
+
+function read(text: string): AgentEvent[] {
+  const reader = new GeminiRetryReader();
+  return [...text.split("\n").flatMap((line) => reader.line(line)), ...reader.end()];
+}
+
+test("each retry Gemini reports on stderr is a retry event with its attempt, status and message", async () => {
+  const events = read(await readFile(FIXTURE, "utf8"));
+  assert.deepEqual(events, [
+    { type: "retry", attempt: 1, status: 500, message: "boom" },
+    { type: "retry", attempt: 2, status: 429, message: "slow down" },
+  ]);
+});
+
+test("stack lines, warnings and other stderr text yield nothing", () => {
+  assert.deepEqual(
+    read("    at throwErrorIfNotOK (file:///x.js:1:2)\n  status: 500\n}\n[STARTUP] Cannot measure"),
+    [],
+  );
+});
+
+test("a retry without a status or a quoted error keeps its reason, cleaned and cut to a line", () => {
+  const [event] = read(
+    `Attempt 3 failed. Retrying with backoff... fetch failed \u001b[31mred\u001b[0m ${"x".repeat(5000)}`,
+  );
+  assert.ok(event?.type === "retry", JSON.stringify(event));
+  assert.equal(event.attempt, 3);
+  assert.equal(event.status, undefined);
+  assert.ok(event.message?.startsWith("fetch failed ?[31mred?[0m xxx"), event.message);
+  assert.ok(Buffer.byteLength(event.message ?? "") <= 200);
+});
+
+test("a hostile line of megabytes costs no more than a short one and yields at most one event", () => {
+  const line = `Attempt 1 failed with status 500. Retrying with backoff... ${'"message":"'.repeat(300_000)}`;
+  const events = read(line);
+  assert.equal(events.length, 1);
+});
