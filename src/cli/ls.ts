@@ -31,7 +31,11 @@ export function registerLs(program: Command): void {
     .action(async (flags: { state?: string[]; json?: boolean }, cmd: Command) => {
       const tasks = await openTasks(cmd);
       const states = flags.state as TaskState[] | undefined;
-      const list = await tasks.list(states === undefined ? {} : { states });
+      // A damaged task is named on stderr and left out; the rest are listed as always.
+      const onDamaged = (id: string, error: Error): void => {
+        process.stderr.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
+      };
+      const list = await tasks.list(states === undefined ? { onDamaged } : { states, onDamaged });
       if (flags.json === true) {
         printJson(list.map((task) => taskView(task)));
         return;

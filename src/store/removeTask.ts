@@ -7,7 +7,12 @@ import { join } from "node:path";
 import { acquireLock } from "./attachLock.js";
 import type { StoreContext } from "./context.js";
 import { deadlineTime } from "./deadline.js";
-import { BadDeadlineError, HasChildrenError, TaskRunningError } from "./errors.js";
+import {
+  BadDeadlineError,
+  HasChildrenError,
+  StoreCorruptError,
+  TaskRunningError,
+} from "./errors.js";
 import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 import { listChildren, readSpec, readSpecSync } from "./readTask.js";
 import { deriveState } from "./state.js";
@@ -16,6 +21,19 @@ import { listSummaries, type TaskSummary } from "./summary.js";
 export interface RemoveOptions {
   /** Remove the task's whole subtree with it (children first). */
   recursive?: boolean;
+}
+
+/**
+ * What `read` gives, or `fallback` when the task's files are damaged: a damaged task can still
+ * be removed, which is what the damage's hint tells the user to do. Its lock still guards it.
+ */
+function unlessDamaged<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof StoreCorruptError) return fallback;
+    throw error;
+  }
 }
 
 /** Staging entries of removals begin with this; any left behind are deleted by gc. */
@@ -28,7 +46,7 @@ async function removeOne(ctx: StoreContext, id: string): Promise<void> {
   const trash = join(ctx.stagingDir, `${REMOVAL_PREFIX}${id}.${randomBytes(6).toString("hex")}`);
   let parent: string | null = null;
   try {
-    parent = readSpecSync(paths)?.parent ?? null;
+    parent = unlessDamaged(() => readSpecSync(paths)?.parent ?? null, null);
     await rename(paths.dir, trash);
   } finally {
     lock.release();
@@ -54,7 +72,10 @@ export async function removeTask(
   id: string,
   options: RemoveOptions = {},
 ): Promise<string[]> {
-  await readSpec(ctx.paths(id));
+  // Refuses a task that is not there; a damaged one is still removed.
+  await readSpec(ctx.paths(id)).catch((error: unknown) => {
+    if (!(error instanceof StoreCorruptError)) throw error;
+  });
   const children = listChildren(ctx.paths(id), ctx.tasksDir);
   if (children.length > 0 && options.recursive !== true) {
     throw new HasChildrenError(id, children.length);
@@ -62,7 +83,8 @@ export async function removeTask(
   const order = subtreeChildrenFirst(ctx, id);
   // Refuse before anything is gone; each removal then takes the task's lock to be sure.
   for (const each of order) {
-    if (deriveState(ctx.paths(each)).state === "running") {
+    const state = unlessDamaged(() => deriveState(ctx.paths(each)).state, undefined);
+    if (state === "running") {
       throw new TaskRunningError(each, "it cannot be removed");
     }
   }

@@ -3,6 +3,7 @@
 // attach.lock only for unfinished tasks.
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
+import { StoreCorruptError } from "./errors.js";
 import type { LockHolder } from "./lockHolder.js";
 import type { StoreContext } from "./context.js";
 import { readApprovals } from "./approvals.js";
@@ -93,6 +94,11 @@ export interface ListFilter {
   states?: readonly TaskState[];
   /** Only the children of this task (null: only roots). */
   parent?: string | null;
+  /**
+   * Told of each task whose files cannot be read (a torn or hand-edited spec or terminal
+   * record). Such a task is left out of the list, so one damaged task never hides the others.
+   */
+  onDamaged?: (id: string, error: StoreCorruptError) => void;
 }
 
 /** Every task, oldest first. Tasks removed while listing are left out. */
@@ -104,11 +110,19 @@ export async function listSummaries(
   const out: TaskSummary[] = [];
   for (let i = 0; i < ids.length; i++) {
     if (i > 0 && i % LIST_BATCH === 0) await new Promise((r) => setImmediate(r));
-    const paths = ctx.paths(ids[i] ?? "");
-    const spec = readSpecSync(paths);
-    if (spec === undefined) continue;
-    if (filter.parent !== undefined && spec.parent !== filter.parent) continue;
-    const summary = summarize(paths, spec);
+    const id = ids[i] ?? "";
+    const paths = ctx.paths(id);
+    let summary: TaskSummary;
+    try {
+      const spec = readSpecSync(paths);
+      if (spec === undefined) continue;
+      if (filter.parent !== undefined && spec.parent !== filter.parent) continue;
+      summary = summarize(paths, spec);
+    } catch (error) {
+      if (!(error instanceof StoreCorruptError)) throw error;
+      filter.onDamaged?.(id, error);
+      continue;
+    }
     if (filter.states !== undefined && !filter.states.includes(summary.state)) continue;
     out.push(summary);
   }

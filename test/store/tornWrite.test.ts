@@ -1,7 +1,7 @@
 // A process killed between writing a temporary file and renaming it leaves the old file whole
 // (or no file): spec.json, inbox.json and terminal.json are never half written.
 import { strict as assert } from "node:assert";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Tasks } from "../../src/store/index.js";
@@ -84,4 +84,34 @@ test("spec.json cannot be rewritten: creating an existing id is refused and chan
   );
   assert.deepEqual(readFileSync(specPath), original);
   assert.equal((await store.tasks.get(id)).spec.prompt, "the original");
+});
+
+test("a task whose files are damaged is left out of list and named, and the others are still listed", async () => {
+  const own = await tempStore();
+  try {
+    const first = await own.tasks.create({ prompt: "whole before" });
+    const damaged = await own.tasks.create({ prompt: "to be damaged" });
+    const last = await own.tasks.create({ prompt: "whole after" });
+    writeFileSync(join(own.dataDir, "tasks", damaged.id, "spec.json"), '{"id": "torn');
+    const named: [string, string][] = [];
+    const list = await own.tasks.list({
+      onDamaged: (id, error) => named.push([id, error.code]),
+    });
+    assert.deepEqual(
+      list.map((task) => task.id),
+      [first.id, last.id],
+    );
+    assert.deepEqual(named, [[damaged.id, "STORE_CORRUPT"]]);
+    await assert.rejects(own.tasks.get(damaged.id), { code: "STORE_CORRUPT" });
+  } finally {
+    await own.cleanup();
+  }
+});
+
+test("a task whose spec.json is damaged can still be removed, as its error's hint says", async () => {
+  const { id } = await store.tasks.create({ prompt: "to be damaged and removed" });
+  const dir = join(store.dataDir, "tasks", id);
+  writeFileSync(join(dir, "spec.json"), "not json at all");
+  assert.deepEqual(await store.tasks.remove(id), [id]);
+  assert.equal(existsSync(dir), false);
 });
