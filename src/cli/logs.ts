@@ -4,6 +4,8 @@ import type { Command } from "commander";
 import { basename } from "node:path";
 import { taskLayout } from "../host/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
+import type { TaskState } from "../store/index.js";
+import { followFile } from "./followFile.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
 import { NothingToShowError, UsageError } from "./cliErrors.js";
@@ -50,7 +52,11 @@ interface LogFlags {
   proxyLog?: boolean;
   hostLog?: boolean;
   json?: boolean;
+  follow?: boolean;
 }
+
+/** The states in which a task's logs may still grow: someone runs it, or may yet. */
+const STILL_WRITTEN: readonly TaskState[] = ["created", "running"];
 
 export function registerLogs(program: Command): void {
   program
@@ -67,6 +73,10 @@ export function registerLogs(program: Command): void {
     .option("--proxy-log", "the egress proxy's decisions (proxy.log)")
     .option("--host-log", "the output of a detached run (host.log)")
     .option("--json", "print each line as a JSON object")
+    .option(
+      "-f, --follow",
+      "keep printing what is added until the task has finished (a result log appears at its end)",
+    )
     .action(async (ref: string, flags: LogFlags, cmd: Command) => {
       const chosen = [flags.transcript, flags.agentLog, flags.proxyLog, flags.hostLog].filter(
         (f) => f === true,
@@ -85,16 +95,23 @@ export function registerLogs(program: Command): void {
               : flags.hostLog === true
                 ? layout.hostLog
                 : layout.guestLog;
-      if (!existsSync(file)) {
-        throw new NothingToShowError(
+      const missing = (): NothingToShowError =>
+        new NothingToShowError(
           `task ${id} has no ${basename(file)}`,
           "logs appear once the task has run; see its state with `warden show`",
         );
-      }
-      for await (const { bytes, cut } of boundedLines(createReadStream(file), MAX_LINE_BYTES)) {
+      if (flags.follow !== true && !existsSync(file)) throw missing();
+      const stream =
+        flags.follow === true
+          ? followFile(file, {
+              done: async () => !STILL_WRITTEN.includes((await tasks.get(id)).state),
+            })
+          : createReadStream(file);
+      for await (const { bytes, cut } of boundedLines(stream, MAX_LINE_BYTES)) {
         const text = cleanLine(bytes) + (cut ? " [cut]" : "");
         if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
         else process.stdout.write(text + "\n");
       }
+      if (flags.follow === true && !existsSync(file)) throw missing();
     });
 }

@@ -113,3 +113,40 @@ describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
     assert.equal(view.changes, true);
   });
 });
+
+describe("following a task's log", { skip: NO_SYSTEM }, () => {
+  let ws: Workspace;
+  before(async () => {
+    ws = await workspace();
+  });
+  after(async () => {
+    await ws.cleanup();
+  });
+
+  test("logs --follow prints the guest log as it grows and ends once the task has finished", async () => {
+    const dataDir = join(ws.root, "follow");
+    const child = startCli(dataDir, [
+      "run",
+      "--repo",
+      ws.repo,
+      "--prompt",
+      "wait",
+      "--",
+      "sh",
+      "-c",
+      "touch started; sleep 2",
+    ]);
+    const running = collect(child);
+    const id = await startedTask(dataDir);
+    const following = collect(startCli(dataDir, ["logs", id, "--follow"]));
+    const followed = await following;
+    const run = await running;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(followed.code, 0, followed.stderr);
+    // It began before the end, and printed the whole log to the runner's last line.
+    assert.match(followed.stdout, /starting the command agent/);
+    assert.match(followed.stdout, /done in [\d.]+ s, exit 0/);
+    const plain = await runCli(dataDir, ["logs", id]);
+    assert.equal(followed.stdout, plain.stdout, "following printed the same log, once");
+  });
+});
