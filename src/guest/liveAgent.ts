@@ -120,7 +120,11 @@ export class LiveAgent {
    * own, or else the one the adapter made up for it.
    */
   judged(outcome: AgentOutcome | undefined): void {
-    if (outcome?.madeUp === true) {
+    if (outcome === undefined) return;
+    // Also when the agent's own result said ok and its exit then said otherwise (killed just
+    // after it), so the host's last word on the run is the runner's judgement.
+    const own = this.lastResultOfRun;
+    if (outcome.madeUp || (own !== undefined && own.ok !== outcome.result.ok)) {
       this.lastResultOfRun = outcome.result;
       this.events?.add(outcome.result);
     }

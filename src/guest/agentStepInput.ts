@@ -1,0 +1,23 @@
+// What the runner gives its agent step: the task, where it runs, and the runner's own means.
+import type { Share } from "./readShare.js";
+
+export interface AgentStepInput {
+  readonly share: Share;
+  readonly workspace: string;
+  readonly scratch: string;
+  readonly metadataUrl: string;
+  /** The proxy and relay variables for the agent (see egressForwarding.ts). */
+  readonly egressEnv: Readonly<Record<string, string>>;
+  /** The relay forwarder's base URL, when the host gave a relay. */
+  readonly relayUrl?: string;
+  /** The runner's own environment. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly agentEnv: readonly string[];
+  readonly ownPidNamespace: boolean;
+  readonly killGraceMs: number;
+  /** The directory of the host's sockets; the channel is control.sock there, when present. */
+  readonly sockets: string | undefined;
+  readonly channelTimeoutMs: number;
+  readonly stop: AbortSignal;
+  readonly progress: (line: string) => void;
+}
