@@ -171,7 +171,7 @@ export class AgentUnusableError extends HostError {
   constructor(
     path: string,
     why: string,
-    hint = "install the agent outside your home directory (for example with `npm install -g`), or copy it elsewhere and pass --agent-program",
+    hint = "install the agent again (for example with `npm install -g`), or pass --agent-program with the path of a working copy",
   ) {
     super(
       "AGENT_UNUSABLE",

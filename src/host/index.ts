@@ -104,6 +104,7 @@ export { eventText, dollars } from "./eventText.js";
 export {
   approvalPlan,
   relayFor,
+  homeExposingBind,
   API_AGENTS,
   CHANNEL_SANDBOXES,
   type ApprovalPlan,

@@ -107,12 +107,25 @@ function agentProgram(
   const configured = host.guest.agentProgram;
   const program = findAgentProgram(agent, configured, env);
   if (program === undefined) throw new AgentMissingError(agent, name, configured);
-  const home = homedir();
-  const hidden = program.binds.find((bind) => bind === home || bind.startsWith(home + "/"));
-  if (hidden !== undefined) {
-    throw new AgentUnusableError(hidden, "it is inside your home directory, which no sandbox sees");
+  const exposing = homeExposingBind(program.binds, homedir());
+  if (exposing !== undefined) {
+    throw new AgentUnusableError(
+      exposing,
+      "binding it into the sandbox would show the sandbox your whole home directory",
+      "install the agent in a directory of its own (npm install -g puts it under the npm prefix)",
+    );
   }
   return program;
+}
+
+/**
+ * The bind, if any, that is the home directory or holds it. A program inside the home is bound
+ * alone (its file, or its package), which shows the sandbox nothing else of the home; a bind of
+ * the home itself, or of a directory above it, would show it all. Pure.
+ */
+export function homeExposingBind(binds: readonly string[], home: string): string | undefined {
+  if (home === "" || home === "/") return binds.find((bind) => bind === "/");
+  return binds.find((bind) => bind === home || home.startsWith(bind === "/" ? "/" : `${bind}/`));
 }
 
 export async function preflight(

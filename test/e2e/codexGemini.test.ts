@@ -4,9 +4,9 @@
 // message delivered as a new run that resumes the agent's session. Only the host holds the key.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { startScriptedGemini } from "../support/scriptedGemini.js";
@@ -50,6 +50,14 @@ interface AgentCase {
   /** The placeholder the sandbox holds, and where. */
   readonly placeholder: RegExp;
   start(steps: readonly Step[]): Promise<{ api: Api; env: Record<string, string> }>;
+}
+
+/** The directory of the package that holds `file`: where its package.json is. */
+function packageOf(file: string): string {
+  for (let dir = dirname(file); dir !== "/"; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json"))) return dir;
+  }
+  throw new Error(`${file} is in no package`);
 }
 
 const BIN = (name: string): string =>
@@ -152,7 +160,8 @@ for (const agentCase of [CODEX, GEMINI]) {
       const started = await agentCase.start(steps);
       apis.push(started.api);
       const env = cleanEnv(started.env);
-      const warden = (args: string[]): Promise<CliResult> => runCli(ws.dataDir, args, { env });
+      const warden = (args: string[], extra: Record<string, string> = {}): Promise<CliResult> =>
+        runCli(ws.dataDir, args, { env: { ...env, ...extra } });
       const run = (prompt: string, args: string[] = []): Promise<CliResult> =>
         warden(["run", "--agent", agent, "--repo", ws.repo, "--prompt", prompt, ...args]);
       return { api: started.api, warden, run };
@@ -250,6 +259,19 @@ for (const agentCase of [CODEX, GEMINI]) {
         assert.match(watch.stdout, /agent: API retry 1 \(HTTP 500\)/);
       });
     }
+
+    test("a program inside the home directory is bound alone and runs", async () => {
+      // The home is the directory that holds the agent's package: the package is bound, and
+      // nothing else of the home is.
+      const pkg = packageOf(realpathSync(agentCase.program));
+      const { warden } = await scripted([{ kind: "text", text: "Ran from the home." }]);
+      const ran = await warden(
+        ["run", "--agent", agent, "--repo", ws.repo, "--prompt", "say where", "--json"],
+        { HOME: dirname(pkg) },
+      );
+      assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
+      assert.equal((JSON.parse(ran.stdout) as { state: string }).state, "succeeded");
+    });
 
     test("an API error ends the task failed with the API's message, cleaned", async () => {
       const { run } = await scripted([

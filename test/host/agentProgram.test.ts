@@ -16,6 +16,7 @@ import {
   doctorReport,
   executeTask,
   findAgentProgram,
+  homeExposingBind,
   programBinds,
   relayFor,
 } from "../../src/host/index.js";
@@ -328,3 +329,24 @@ describe(
     });
   },
 );
+
+describe("an agent's program and the home directory", () => {
+  test("a program or package inside the home is bound alone, which shows nothing else of it", () => {
+    const home = "/home/ada";
+    assert.equal(
+      homeExposingBind(["/home/ada/.local/share/claude/versions/2.1.332"], home),
+      undefined,
+    );
+    assert.equal(homeExposingBind(["/home/ada/.npm-global/lib/node_modules/pkg"], home), undefined);
+    assert.equal(homeExposingBind(["/home/adalbert/bin/agent"], home), undefined);
+  });
+
+  test("a bind that is the home or holds it is named, since it would show the whole home", () => {
+    const home = "/home/ada";
+    assert.equal(homeExposingBind(["/opt/agent", "/home/ada"], home), "/home/ada");
+    assert.equal(homeExposingBind(["/home"], home), "/home");
+    assert.equal(homeExposingBind(["/"], home), "/");
+    assert.equal(homeExposingBind(["/opt/agent"], "/"), undefined);
+    assert.equal(homeExposingBind(["/"], "/"), "/");
+  });
+});
