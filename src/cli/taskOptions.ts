@@ -4,7 +4,15 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import type { CreateTaskInput } from "../host/index.js";
-import { AGENTS, cleanLine, LIMITS, type AgentName, type Settings } from "../protocol/index.js";
+import {
+  AGENTS,
+  agentTakes,
+  cleanLine,
+  LIMITS,
+  type AgentField,
+  type AgentName,
+  type Settings,
+} from "../protocol/index.js";
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
@@ -154,6 +162,28 @@ async function readPrompt(flags: TaskFlags): Promise<string> {
   return readStdin();
 }
 
+/**
+ * Refuses a flag for a setting the agent does not take, in the flag's own name: the settings
+ * would refuse it too, but in task.json's words.
+ */
+function refuseFlagsNotTaken(agent: AgentName, flags: TaskFlags): void {
+  const given: [string, AgentField, unknown][] = [
+    ["--max-turns", "maxTurns", flags.maxTurns],
+    ["--max-budget-usd", "maxBudgetUSD", flags.maxBudgetUsd],
+    ["--approve", "approve", flags.approve],
+    ["--append-system-prompt", "appendSystemPrompt", flags.appendSystemPrompt],
+    ["--agent-program", "agentProgram", flags.agentProgram],
+  ];
+  for (const [flag, field, value] of given) {
+    if (value !== undefined && !agentTakes(agent, field)) {
+      throw new UsageError(
+        `the ${agent} agent takes no ${flag}`,
+        `drop ${flag}; docs/agents.md says which settings each agent takes`,
+      );
+    }
+  }
+}
+
 /** The task the flags describe. */
 export async function taskInput(flags: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
   const agent = (flags.agent ?? (argv.length > 0 ? "command" : "claude")) as AgentName;
@@ -169,6 +199,7 @@ export async function taskInput(flags: TaskFlags, argv: string[]): Promise<Creat
       "drop what follows `--`, or run it as a command with --agent command",
     );
   }
+  refuseFlagsNotTaken(agent, flags);
   const input: CreateTaskInput = {
     repo: flags.repo,
     prompt: await readPrompt(flags),

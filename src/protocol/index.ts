@@ -25,6 +25,8 @@ export {
 export { cleanText, cleanLine, indent, cutText } from "./clean.js";
 export {
   AGENTS,
+  agentTakes,
+  type AgentField,
   MAX_COMMAND_ARGS,
   MAX_COMMAND_ARG_BYTES,
   MAX_AGENT_ENV,

@@ -112,7 +112,13 @@ const AGENT_ONLY_FIELDS = [
   "maxTurns",
   "maxBudgetUSD",
 ] as const;
-type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
+/** A setting only some agents take. */
+export type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
+
+/** Whether an agent takes a setting that only some agents take. */
+export function agentTakes(agent: AgentName, field: AgentField): boolean {
+  return AGENT_FIELDS[agent].includes(field);
+}
 
 export const settingsSchema = z
   .object({

@@ -77,6 +77,29 @@ describe(
         2,
         /the claude agent takes no command/,
       );
+      // A setting the agent does not take is refused in the flag's own words.
+      for (const [agent, flag, value] of [
+        ["codex", "--max-budget-usd", "1"],
+        ["codex", "--max-turns", "3"],
+        ["gemini", "--approve", "prompt"],
+        ["gemini", "--append-system-prompt", "be brief"],
+      ] as const) {
+        assertError(
+          await runCli(ws.dataDir, [
+            "create",
+            "--agent",
+            agent,
+            "--repo",
+            ws.repo,
+            "--prompt",
+            "x",
+            flag,
+            value,
+          ]),
+          2,
+          new RegExp(`the ${agent} agent takes no ${flag}`),
+        );
+      }
       assertError(
         await runCli(ws.dataDir, [
           "create",
