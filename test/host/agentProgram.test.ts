@@ -218,9 +218,10 @@ function bareSandbox(binds: readonly string[]): string[] {
       // Not on this machine.
     }
   }
+  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home/agent");
+  // After the tmpfs mounts, as warden's own plan does, so a checkout under /tmp stays visible.
   for (const path of [dirname(process.execPath), ...binds]) args.push("--ro-bind", path, path);
   const path = `${dirname(process.execPath)}:/usr/bin:/bin`;
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home/agent");
   args.push("--uid", "1000", "--gid", "1000", "--clearenv");
   args.push("--setenv", "PATH", path, "--setenv", "HOME", "/home/agent");
   args.push("--setenv", "GEMINI_CLI_NO_RELAUNCH", "true");
