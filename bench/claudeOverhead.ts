@@ -9,20 +9,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createTask, executeTask } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
 import { claudeUnavailable, startClaude } from "../test/support/claudeRun.js";
 import { startScriptedAnthropic, type ScriptedTurn } from "../test/support/scriptedAnthropic.js";
 import { makeRepo } from "../test/support/share.js";
+import { medianOf, printComparison, timeWardenTask } from "./support/agentTask.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
 const SCRIPT: readonly ScriptedTurn[] = [{ kind: "text", text: "Nothing to do." }];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 const why = claudeUnavailable();
 if (why !== undefined) {
@@ -52,43 +47,24 @@ async function direct(): Promise<number> {
 async function throughWarden(): Promise<number> {
   const api = await startScriptedAnthropic(SCRIPT);
   try {
-    const env = {
+    return await timeWardenTask(tasks, repo, "claude", {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       ANTHROPIC_BASE_URL: api.url,
       ANTHROPIC_API_KEY: "sk-ant-bench-real-key",
-    };
-    const started = performance.now();
-    const { summary } = await createTask(tasks, { repo, prompt: "do nothing", agent: "claude" });
-    const outcome = await executeTask(tasks, summary.id, { env });
-    const took = performance.now() - started;
-    if (outcome.kind !== "finished" || outcome.terminal.state !== "succeeded") {
-      throw new Error(`the task did not succeed: ${JSON.stringify(outcome)}`);
-    }
-    return took;
+    });
   } finally {
     await api.close();
   }
 }
 
-async function measure(fn: () => Promise<number>): Promise<number> {
-  await fn(); // A warm-up: the page cache holds the 200 MB binary after it.
-  const runs: number[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await fn());
-  return median(runs);
-}
-
 try {
-  const base = await measure(direct);
-  const warden = await measure(throughWarden);
-  console.log(`a one-turn Claude Code run against a scripted API on loopback, median of ${RUNS}:`);
-  const row = (name: string, ms: number): void => {
-    console.log(
-      `  ${name.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms   ratio ${(ms / base).toFixed(2)}x`,
-    );
-  };
-  row("claude -p, run directly (baseline)", base);
-  row("warden task: bwrap, relay, runner, channel, verify", warden);
-  console.log(`  warden's own part: ${(warden - base).toFixed(0)} ms`);
+  const base = await medianOf(RUNS, direct);
+  const warden = await medianOf(RUNS, throughWarden);
+  printComparison(
+    `a one-turn Claude Code run against a scripted API on loopback, median of ${RUNS}:`,
+    ["claude -p, run directly (baseline)", base],
+    warden,
+  );
 } finally {
   await rm(root, { recursive: true, force: true });
 }

@@ -12,20 +12,16 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { adapterFor, type AgentLaunch } from "../src/agents/index.js";
-import { createTask, executeTask, findAgentProgram } from "../src/host/index.js";
+import { findAgentProgram } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
 import { startScriptedGemini } from "../test/support/scriptedGemini.js";
 import { startScriptedOpenAI } from "../test/support/scriptedOpenAI.js";
 import { makeRepo } from "../test/support/share.js";
+import { medianOf, printComparison, timeWardenTask } from "./support/agentTask.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
 const KEY = "bench-real-key";
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** A scripted API with one answer, and what the host's environment says of it. */
 interface Api {
@@ -107,25 +103,10 @@ async function direct(agent: Agent, program: string, run: number): Promise<numbe
 async function throughWarden(agent: Agent): Promise<number> {
   const api = await AGENTS[agent]();
   try {
-    const env = { PATH, ...api.hostEnv };
-    const started = performance.now();
-    const { summary } = await createTask(tasks, { repo, prompt: "do nothing", agent });
-    const outcome = await executeTask(tasks, summary.id, { env });
-    const took = performance.now() - started;
-    if (outcome.kind !== "finished" || outcome.terminal.state !== "succeeded") {
-      throw new Error(`the task did not succeed: ${JSON.stringify(outcome)}`);
-    }
-    return took;
+    return await timeWardenTask(tasks, repo, agent, { PATH, ...api.hostEnv });
   } finally {
     await api.close();
   }
-}
-
-async function measure(fn: (run: number) => Promise<number>): Promise<number> {
-  await fn(-1); // A warm-up: the page cache holds the CLI after it.
-  const runs: number[] = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await fn(i));
-  return median(runs);
 }
 
 try {
@@ -135,17 +116,13 @@ try {
       console.log(`${agent}: skipped, its program is not installed (npm ci brings it)`);
       continue;
     }
-    const base = await measure((run) => direct(agent, program.path, run));
-    const warden = await measure(() => throughWarden(agent));
-    console.log(`a one-turn ${agent} run against a scripted API on loopback, median of ${RUNS}:`);
-    const row = (name: string, ms: number): void => {
-      console.log(
-        `  ${name.padEnd(52)} ${ms.toFixed(0).padStart(6)} ms   ratio ${(ms / base).toFixed(2)}x`,
-      );
-    };
-    row(`${agent}, run directly (baseline)`, base);
-    row("warden task: bwrap, relay, runner, channel, verify", warden);
-    console.log(`  warden's own part: ${(warden - base).toFixed(0)} ms`);
+    const base = await medianOf(RUNS, (run) => direct(agent, program.path, run));
+    const warden = await medianOf(RUNS, () => throughWarden(agent));
+    printComparison(
+      `a one-turn ${agent} run against a scripted API on loopback, median of ${RUNS}:`,
+      [`${agent}, run directly (baseline)`, base],
+      warden,
+    );
   }
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // A task's life when someone intervenes: a cancel ends its sandbox within the grace; a SIGKILL of
 // the `warden run` process leaves no sandbox process behind and the task interrupted, and
-// `warden start` runs it again to the end.
+// `warden start` runs it again to the end; and `logs --follow` follows a running task to its end.
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -111,16 +111,6 @@ describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
     assert.equal(view.state, "succeeded");
     assert.equal(view.attempts, 2);
     assert.equal(view.changes, true);
-  });
-});
-
-describe("following a task's log", { skip: NO_SYSTEM }, () => {
-  let ws: Workspace;
-  before(async () => {
-    ws = await workspace();
-  });
-  after(async () => {
-    await ws.cleanup();
   });
 
   test("logs --follow prints the guest log as it grows and ends once the task has finished", async () => {
