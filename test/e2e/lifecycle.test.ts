@@ -2,6 +2,7 @@
 // the `warden run` process leaves no sandbox process behind and the task interrupted, and
 // `warden start` runs it again to the end; and `logs --follow` follows a running task to its end.
 import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -42,6 +43,22 @@ async function gone(list: { pid: number; start: string }[], withinMs: number): P
 
 describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
   let ws: Workspace;
+
+  /** `warden run` of a shell command as the agent, on the workspace's repository. */
+  function runShellTask(dataDir: string, prompt: string, script: string): ChildProcess {
+    return startCli(dataDir, [
+      "run",
+      "--repo",
+      ws.repo,
+      "--prompt",
+      prompt,
+      "--",
+      "sh",
+      "-c",
+      script,
+    ]);
+  }
+
   before(async () => {
     ws = await workspace();
   });
@@ -51,17 +68,7 @@ describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
 
   test("cancel of a running task ends its sandbox within the grace and records cancelled", async () => {
     const dataDir = join(ws.root, "cancel");
-    const child = startCli(dataDir, [
-      "run",
-      "--repo",
-      ws.repo,
-      "--prompt",
-      "wait",
-      "--",
-      "sh",
-      "-c",
-      "touch started; sleep 60",
-    ]);
+    const child = runShellTask(dataDir, "wait", "touch started; sleep 60");
     const running = collect(child);
     const id = await startedTask(dataDir);
     const sandbox = await descendants(child.pid ?? 0);
@@ -83,17 +90,11 @@ describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
 
   test("SIGKILL of warden run leaves no sandbox process and the task interrupted; start runs it again", async () => {
     const dataDir = join(ws.root, "kill");
-    const child = startCli(dataDir, [
-      "run",
-      "--repo",
-      ws.repo,
-      "--prompt",
+    const child = runShellTask(
+      dataDir,
       "write done.txt",
-      "--",
-      "sh",
-      "-c",
       "touch started; sleep 2; echo done > done.txt",
-    ]);
+    );
     const exited = collect(child);
     const id = await startedTask(dataDir);
     const sandbox = await descendants(child.pid ?? 0);
@@ -115,17 +116,7 @@ describe("cancel, kill and start again", { skip: NO_SYSTEM }, () => {
 
   test("logs --follow prints the guest log as it grows and ends once the task has finished", async () => {
     const dataDir = join(ws.root, "follow");
-    const child = startCli(dataDir, [
-      "run",
-      "--repo",
-      ws.repo,
-      "--prompt",
-      "wait",
-      "--",
-      "sh",
-      "-c",
-      "touch started; sleep 2",
-    ]);
+    const child = runShellTask(dataDir, "wait", "touch started; sleep 2");
     const running = collect(child);
     const id = await startedTask(dataDir);
     const following = collect(startCli(dataDir, ["logs", id, "--follow"]));
