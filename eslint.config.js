@@ -31,7 +31,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.js", "**/*.cjs"],
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     extends: [tseslint.configs.disableTypeChecked],
   },
   {

@@ -50,7 +50,7 @@ export class MissingEnvError extends HostError {
   }
 }
 
-/** The runner (dist/guest/main.js) is not there: warden was not built. */
+/** The runner (dist/guest/warden-guest.mjs) is not there: warden was not built. */
 export class RunnerMissingError extends HostError {
   readonly exitClass = "operational";
   constructor(path: string) {

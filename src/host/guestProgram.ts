@@ -5,10 +5,13 @@ import { fileURLToPath } from "node:url";
 import { RunnerMissingError } from "./errors.js";
 
 /**
- * The built runner. This module is src/host/guestProgram.ts under tsx and dist/host/guestProgram.js
- * once built; from either, the package root is two levels up.
+ * The built runner, bundled into one file (scripts/bundleGuest.mjs) because every sandbox loads
+ * it. This module is src/host/guestProgram.ts under tsx and dist/host/guestProgram.js once
+ * built; from either, the package root is two levels up.
  */
-export const GUEST_MAIN = fileURLToPath(new URL("../../dist/guest/main.js", import.meta.url));
+export const GUEST_MAIN = fileURLToPath(
+  new URL("../../dist/guest/warden-guest.mjs", import.meta.url),
+);
 
 /**
  * TEST ONLY. With WARDEN_TESTING=1, WARDEN_TEST_GUEST names a Node script the sandbox runs in

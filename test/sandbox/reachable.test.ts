@@ -16,7 +16,7 @@ import {
 import { skipWhen } from "../support/skipWhen.js";
 
 const ROOT = findPackageRoot() ?? "/nonexistent";
-const GUEST = join(ROOT, "dist", "guest", "main.js");
+const GUEST = join(ROOT, "dist", "guest", "warden-guest.mjs");
 
 describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
   let backend: BwrapBackend;
@@ -50,7 +50,9 @@ describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
   test(
     "the built runner starts inside and answers --help",
     {
-      skip: skipWhen(existsSync(GUEST) ? false : "dist/guest/main.js is not built: npm run build"),
+      skip: skipWhen(
+        existsSync(GUEST) ? false : "dist/guest/warden-guest.mjs is not built: npm run build",
+      ),
     },
     async () => {
       const run = await finish(

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { GUEST_MAIN } from "../../src/host/guestProgram.js";
 import {
   checkBundle,
   readBundleHeaderFile,
@@ -18,8 +18,8 @@ import {
   type ReceivedResults,
 } from "../../src/protocol/index.js";
 
-/** The built runner; the test script builds before it tests. */
-export const GUEST_MAIN = fileURLToPath(new URL("../../dist/guest/main.js", import.meta.url));
+/** The built runner, as the host starts it; the test script builds before it tests. */
+export { GUEST_MAIN };
 
 /** Git for the test's own repositories: no system or global config, a fixed identity. */
 export const TEST_GIT_ENV: Readonly<Record<string, string>> = {
