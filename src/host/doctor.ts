@@ -5,6 +5,7 @@ import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { AGENTS, cleanLine, WardenError, type AgentName } from "../protocol/index.js";
 import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
+import { keyVariablesText, relaySettingsFromEnv } from "../egress/index.js";
 import {
   AGENT_PROGRAMS,
   findAgentProgram,
@@ -12,6 +13,7 @@ import {
   type AgentProgram,
 } from "./agentProgram.js";
 import { GUEST_MAIN } from "./guestProgram.js";
+import { API_AGENTS } from "./preflight.js";
 
 const run = promisify(execFile);
 
@@ -31,6 +33,8 @@ export interface AgentReport {
   /** The program a task would run, symlinks resolved, and its `--version` line. */
   path?: string;
   version?: string;
+  /** For an agent that calls a model API: whether its key is in this environment. */
+  apiKey?: "set" | "missing";
 }
 
 export interface DoctorReport {
@@ -180,8 +184,31 @@ async function agentReports(): Promise<AgentReport[]> {
   );
 }
 
-export async function doctorReport(): Promise<DoctorReport> {
-  const [git, backends, agents] = await Promise.all([checkGit(), checkBackends(), agentReports()]);
+/**
+ * Adds whether the agent's API key is here: its program may work while its tasks are still
+ * refused for want of the key (NO_API_KEY), and doctor is where a user looks first.
+ */
+function withApiKey(
+  report: AgentReport,
+  env: Readonly<Record<string, string | undefined>>,
+): AgentReport {
+  const api = API_AGENTS[report.name];
+  if (api === undefined) return report;
+  if (relaySettingsFromEnv(env, api) !== undefined) {
+    return { ...report, apiKey: "set", detail: `${report.detail}; its API key is set` };
+  }
+  return {
+    ...report,
+    apiKey: "missing",
+    detail: `${report.detail}; no API key here: set ${keyVariablesText(api)} to run its tasks`,
+  };
+}
+
+export async function doctorReport(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<DoctorReport> {
+  const [git, backends, reports] = await Promise.all([checkGit(), checkBackends(), agentReports()]);
+  const agents = reports.map((report) => withApiKey(report, env));
   const checks = [checkNode(), git, checkRunner()];
   const sandboxOk = backends.some((b) => b.name === DEFAULT_SANDBOX && b.ok);
   return {

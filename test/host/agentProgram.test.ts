@@ -132,6 +132,20 @@ describe("finding the agent's program", () => {
     const codex = report.agents.find((a) => a.name === "codex");
     assert.match(codex?.path ?? "", /\/vendor\/[^/]+\/bin\/codex$/);
   });
+
+  test("doctor says whether each agent's API key is here, naming the variable when it is not", async () => {
+    const report = await doctorReport({ PATH: process.env.PATH, OPENAI_API_KEY: "sk-o" });
+    const agent = (name: string) => report.agents.find((a) => a.name === name);
+    assert.equal(agent("codex")?.apiKey, "set");
+    assert.equal(agent("claude")?.apiKey, "missing");
+    assert.match(
+      agent("claude")?.detail ?? "",
+      /set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN to run its tasks/,
+    );
+    assert.equal(agent("gemini")?.apiKey, "missing");
+    assert.match(agent("gemini")?.detail ?? "", /GEMINI_API_KEY or GOOGLE_API_KEY/);
+    assert.equal(agent("command")?.apiKey, undefined);
+  });
 });
 
 describe("Codex's npm launcher is replaced by the native program it starts", () => {
