@@ -29,11 +29,11 @@ export function judgeToolCall(
   rules: ApprovalRules,
   call: { tool: string; subject: string },
 ): PolicyVerdict {
-  const denied = rules.deny.find((r) => ruleMatches(r, call.tool, call.subject));
+  const denied = rules.deny.find((r) => ruleMatches(r, call.tool, call.subject, "deny"));
   if (denied !== undefined) {
     return { kind: "answer", decision: "deny", by: "rule", reason: `denied by ${denied.text}` };
   }
-  const allowed = rules.allow.find((r) => ruleMatches(r, call.tool, call.subject));
+  const allowed = rules.allow.find((r) => ruleMatches(r, call.tool, call.subject, "allow"));
   if (allowed !== undefined) {
     return { kind: "answer", decision: "allow", by: "rule", reason: `allowed by ${allowed.text}` };
   }

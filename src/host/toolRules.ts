@@ -16,6 +16,7 @@
 // tool the first of command, file_path, path, pattern, url, query it has, else its input as JSON.
 import { cleanLine } from "../protocol/index.js";
 import { BadTaskOptionError } from "./errors.js";
+import { simpleCommands } from "./shellCommands.js";
 
 /** The most rules one list may hold, and the bytes of one: the same bounds as the settings'. */
 export const MAX_TOOL_RULES = 256;
@@ -126,10 +127,38 @@ function hostOf(subject: string): string | undefined {
   }
 }
 
-/** Whether `rule` matches a call of `tool` whose subject is `subject`. */
-export function ruleMatches(rule: ToolRule, tool: string, subject: string): boolean {
+/**
+ * Whether `rule` matches a call of `tool` whose subject is `subject`, for use as an allow or a
+ * deny rule. A Bash command line is judged by its simple commands (see shellCommands.ts): an
+ * allow rule matches only when it matches every one of them, so nothing can be chained onto an
+ * allowed command, and a line that cannot be judged from its text is never allowed by a
+ * pattern; a deny rule matches when it matches the whole line or any one of its commands, or,
+ * for a line that cannot be judged, any piece of it between separators.
+ */
+export function ruleMatches(
+  rule: ToolRule,
+  tool: string,
+  subject: string,
+  use: "allow" | "deny",
+): boolean {
   if (!rule.tool.test(tool)) return false;
-  if (rule.arg === undefined) return true;
-  const target = rule.arg.domain ? hostOf(subject) : subject;
-  return target !== undefined && rule.arg.pattern.test(target);
+  const arg = rule.arg;
+  if (arg === undefined) return true;
+  if (arg.domain) {
+    const host = hostOf(subject);
+    return host !== undefined && arg.pattern.test(host);
+  }
+  if (tool !== "Bash") return arg.pattern.test(subject);
+  const commands = simpleCommands(subject);
+  const test = (command: string): boolean => arg.pattern.test(command);
+  if (use === "allow") return commands !== undefined && commands.length > 0 && commands.every(test);
+  return test(subject) || (commands ?? roughPieces(subject)).some(test);
+}
+
+/** A line cut at every separator and bracket a shell knows, quotes or not: for deny rules. */
+function roughPieces(line: string): string[] {
+  return line
+    .split(/[;&|\n(){}`]|\$\(/u)
+    .map((piece) => piece.trim())
+    .filter((piece) => piece !== "");
 }
