@@ -150,6 +150,11 @@ async function runAgent(
   draft.agentExitCode = end.exitCode;
   draft.timedOut = end.timedOut;
   if (end.agentResult !== undefined) draft.agentResult = end.agentResult;
+  // The answer as the adapter read it: Codex's and Gemini's last lines do not carry it.
+  const answer = end.outcome?.result;
+  if (answer?.ok === true && answer.message !== undefined && answer.message.trim() !== "") {
+    draft.answer = answer.message;
+  }
   if (channel?.broken !== undefined) {
     warn(`the channel to the host broke while the agent ran: ${channel.broken.message}`);
   }

@@ -48,6 +48,9 @@ export function finalResult(draft: ResultDraft): Result {
     ...draft,
     warnings,
     ...(draft.error === undefined ? {} : { error: text(draft.error) }),
+    ...(draft.answer === undefined
+      ? {}
+      : { answer: cutText(draft.answer, LIMITS.resultTextBytes).text }),
   };
   if (Buffer.byteLength(JSON.stringify(result)) >= LIMITS.resultBytes) delete result.agentResult;
   const checked = resultSchema.safeParse(result);

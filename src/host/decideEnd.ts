@@ -112,9 +112,12 @@ function agentError(outcome: AgentOutcome, exitCode: number): string {
   }
 }
 
-/** The agent's own summary when it left one (a `result` text in its last JSON line). */
+/**
+ * The agent's own summary when it left one: the answer its adapter read from its stream, else a
+ * `result` text in its last JSON line (a command's, or an older runner's).
+ */
 function agentSummary(result: Result): string | undefined {
-  const text = result.agentResult?.result;
+  const text = result.answer ?? result.agentResult?.result;
   return typeof text === "string" && text.trim() !== "" ? sandboxText(text) : undefined;
 }
 

@@ -34,6 +34,11 @@ export const resultSchema = z
         "agentResult is over 64 KiB",
       )
       .optional(),
+    /**
+     * The agent's final answer, as its adapter read it from the agent's stream (the message of
+     * its last successful result), when it gave one. A claim like agentResult.
+     */
+    answer: text.optional(),
     timedOut: z.boolean(),
     leftovers: z.boolean(),
     truncated: z.array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]])).max(4),

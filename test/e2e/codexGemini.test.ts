@@ -181,6 +181,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);
       const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
       assert.equal(ended.state, "succeeded", ran.stdout);
+      assert.equal(ended.summary, "Committed hi.txt.", "the answer, read from the agent's stream");
       assert.equal(ended.changes, true);
       const id = String(ended.id);
 
