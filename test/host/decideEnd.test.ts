@@ -228,6 +228,24 @@ test("the agent's own summary is used when its last line carries one, cleaned", 
   assert.equal(end.summary, "fixed the bug?");
 });
 
+test("the answer the adapter read from the stream is the summary, before the last line's, cleaned", () => {
+  const end = decideEnd(
+    facts({
+      agent: "codex",
+      results: {
+        kind: "received",
+        result: result({
+          agent: "codex",
+          answer: "Wrote \u001b[31mhi.txt\u001b[0m.",
+          agentResult: { type: "turn.completed", usage: { input_tokens: 1 } },
+        }),
+        bundle: { kind: "verified", head: HEAD, commits: 1 },
+      },
+    }),
+  );
+  assert.equal(end.summary, "Wrote ?[31mhi.txt?[0m.");
+});
+
 /** The last line of a captured Claude Code stream, as result.agentResult holds it. */
 function lastLine(name: string): Record<string, unknown> {
   const text = readFileSync(
