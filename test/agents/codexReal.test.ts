@@ -3,12 +3,10 @@
 // dev dependency of warden, pinned; WARDEN_TEST_CODEX_BIN may name another build of it.
 import { strict as assert } from "node:assert";
 import { fileURLToPath } from "node:url";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { constants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import type { AgentLaunch } from "../../src/agents/adapter.js";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
@@ -20,6 +18,7 @@ import {
   type CodexOutcome,
   type CodexTask,
 } from "../../src/agents/codex.js";
+import { runLaunch } from "../support/runLaunch.js";
 import { startScriptedOpenAI, type ScriptedResponse } from "../support/scriptedOpenAI.js";
 import { skipWhen } from "../support/skipWhen.js";
 
@@ -55,51 +54,19 @@ interface Run {
 
 /** Runs one launch plan as the runner would: its argv, its env, its stdin, stdout read live. */
 async function run(launch: AgentLaunch, cwd: string, home: string, ledger: CodexLedger) {
-  const [program, ...args] = launch.argv;
-  const child = spawn(program, args, {
+  const ran = await runLaunch(launch, {
     cwd,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: home,
       LANG: "C.UTF-8",
       [KEY_VARIABLE]: PLACEHOLDER_KEY,
-      ...launch.env,
     },
-    stdio: ["pipe", "pipe", "pipe"],
+    reader: codexStreamReader(ledger),
+    timeoutMs: RUN_TIMEOUT_MS,
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    if (stderr.length < 64 * 1024) stderr += chunk;
-  });
-  child.stdin.end(launch.stdin);
-  const reader = codexStreamReader(ledger);
-  const events: AgentEvent[] = [];
-  let lastLine: Record<string, unknown> | undefined;
-  for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
-    events.push(...reader.line(line));
-    try {
-      const parsed = JSON.parse(line) as unknown;
-      lastLine =
-        typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-          ? (parsed as Record<string, unknown>)
-          : undefined;
-    } catch {
-      lastLine = undefined;
-    }
-  }
-  events.push(...reader.end());
-  const exitCode = await new Promise<number>((done) => {
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      done(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
-    };
-    if (child.exitCode !== null) done(child.exitCode);
-    else child.once("exit", finish);
-  });
-  clearTimeout(timer);
-  const results = events.filter((e) => e.type === "result");
-  const outcome = codexOutcome({ exitCode, lastLine }, results.at(-1));
-  return { events, outcome, stderr } satisfies Run;
+  const outcome = codexOutcome(ran, ran.lastResult);
+  return { events: ran.events, outcome, stderr: ran.stderr } satisfies Run;
 }
 
 async function workspace(name: string): Promise<{ cwd: string; home: string }> {

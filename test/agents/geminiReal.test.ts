@@ -3,12 +3,10 @@
 // dev dependency of warden, pinned; WARDEN_TEST_GEMINI_BIN may name another build of it.
 import { strict as assert } from "node:assert";
 import { fileURLToPath } from "node:url";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { constants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import type { AgentLaunch } from "../../src/agents/adapter.js";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
@@ -22,6 +20,7 @@ import {
   type GeminiOutcome,
   type GeminiTask,
 } from "../../src/agents/gemini.js";
+import { runLaunch } from "../support/runLaunch.js";
 import { startScriptedGemini, type ScriptedGeminiTurn } from "../support/scriptedGemini.js";
 import { skipWhen } from "../support/skipWhen.js";
 
@@ -87,51 +86,18 @@ interface Run {
 
 /** Runs one launch plan as the runner would: its argv, its env, its stdin, stdout read live. */
 async function run(launch: AgentLaunch, at: Place, ledger: GeminiLedger): Promise<Run> {
-  const [program, ...args] = launch.argv;
-  const child = spawn(program, args, {
+  const ran = await runLaunch(launch, {
     cwd: at.cwd,
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: at.home,
       LANG: "C.UTF-8",
       GEMINI_API_KEY: PLACEHOLDER_KEY,
-      ...launch.env,
     },
-    stdio: ["pipe", "pipe", "pipe"],
+    reader: geminiStreamReader(ledger),
+    timeoutMs: RUN_TIMEOUT_MS,
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    if (stderr.length < 64 * 1024) stderr += chunk;
-  });
-  child.stdin.end(launch.stdin);
-  const reader = geminiStreamReader(ledger);
-  const events: AgentEvent[] = [];
-  let lastLine: Record<string, unknown> | undefined;
-  for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
-    events.push(...reader.line(line));
-    try {
-      const parsed = JSON.parse(line) as unknown;
-      lastLine =
-        typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
-          ? (parsed as Record<string, unknown>)
-          : undefined;
-    } catch {
-      lastLine = undefined;
-    }
-  }
-  events.push(...reader.end());
-  const exitCode = await new Promise<number>((done) => {
-    if (child.exitCode !== null) done(child.exitCode);
-    else {
-      child.once("exit", (code, signal) => {
-        done(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
-      });
-    }
-  });
-  clearTimeout(timer);
-  const results = events.filter((e) => e.type === "result");
-  return { events, outcome: geminiOutcome({ exitCode, lastLine }, results.at(-1)), stderr };
+  return { events: ran.events, outcome: geminiOutcome(ran, ran.lastResult), stderr: ran.stderr };
 }
 
 function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
