@@ -212,7 +212,8 @@ for (const agentCase of [CODEX, GEMINI]) {
 
     test("send --await during a task: the message is a resumed run of the same session, and its answer is the reply", async () => {
       const { api, warden, run } = await scripted([
-        { kind: "shell", command: "for i in $(seq 1 40); do sleep 0.1; done; echo step one" },
+        // Gemini's shell tool refuses command substitution, so the wait is a plain sleep.
+        { kind: "shell", command: "sleep 5; echo step one" },
         { kind: "text", text: "Step one is done." },
         { kind: "text", text: "Banana \u001b[1mbold\u001b[0m: here is your answer." },
       ]);
@@ -227,6 +228,8 @@ for (const agentCase of [CODEX, GEMINI]) {
       assert.ok(!sent.stdout.includes("\u001b"), "the reply, cleaned");
       const waited = await warden(["wait", id, "--timeout", "90s", "--json"]);
       assert.equal(waited.code, 0, waited.stderr);
+      const watch = await warden(["watch", id]);
+      assert.match(watch.stdout, /agent: tool ok: step one/, "the first run's tool really ran");
 
       const texts = api.userTexts();
       assert.equal(texts.length, 3);
