@@ -14,12 +14,8 @@ import { AGENT_EVENT_LIMITS, type AgentEvent, type StreamReader } from "./agentE
 import { CLAUDE_LIMITS } from "./claudeLimits.js";
 import { amount, count, isObject, objects, text, type JsonObject } from "./claudeFields.js";
 import { claudeResultEvent } from "./claudeOutcome.js";
-import {
-  summarizeToolInput,
-  summarizeToolResult,
-  summaryLine,
-  toolName,
-} from "./claudeToolSummary.js";
+import { summarizeToolInput, summarizeToolResult, toolName } from "./claudeToolSummary.js";
+import { summaryLine } from "./eventText.js";
 import { cutText } from "../protocol/index.js";
 
 interface ToolUse {

@@ -1,38 +1,21 @@
 // A tool call in one short line: what a person watching wants to see of it (the command, the
 // file, the pattern), never the whole input.
 import { cleanLine, cutText } from "../protocol/index.js";
-import { AGENT_EVENT_LIMITS } from "./agentEvent.js";
+import { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claudeTools.js";
+import { summaryLine } from "./eventText.js";
 import { CLAUDE_LIMITS } from "./claudeLimits.js";
 import { isObject, objects, text } from "./claudeFields.js";
 
 /** The input field that says the most about a call of each of Claude Code's tools. */
 const KEY_FIELD: Readonly<Record<string, string>> = {
-  Bash: "command",
-  Read: "file_path",
-  Write: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-  Glob: "pattern",
-  Grep: "pattern",
-  WebFetch: "url",
-  WebSearch: "query",
+  ...CLAUDE_TOOL_SUBJECT,
   Task: "description",
   Agent: "description",
   Skill: "skill",
 };
 
 /** Fields tried in order for a tool without an entry above (an MCP tool, a newer tool). */
-const LIKELY_FIELDS = ["command", "file_path", "path", "pattern", "url", "query", "description"];
-
-/** Cuts and cleans one line of text to the size of a summary. */
-export function summaryLine(value: string, maxBytes: number = AGENT_EVENT_LIMITS.summaryBytes) {
-  const lines = value.split(/\r?\n/).filter((l) => l.trim() !== "");
-  const first = (lines[0] ?? "").trim();
-  const more = lines.length > 1;
-  const { text: cut, cut: wasCut } = cutText(cleanLine(first), maxBytes - 4);
-  return wasCut || more ? `${cut.trimEnd()} …` : cut;
-}
+const LIKELY_FIELDS = [...LIKELY_SUBJECT_FIELDS, "description"];
 
 /** A tool's name as events carry it: cleaned and cut. */
 export function toolName(value: unknown): string {

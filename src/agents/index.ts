@@ -29,6 +29,7 @@ export {
   claudeLaunch,
 } from "./claudeLaunch.js";
 export { CLAUDE_LIMITS } from "./claudeLimits.js";
+export { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claudeTools.js";
 export {
   MADE_UP_TERMINAL_REASON,
   claudeOutcome,

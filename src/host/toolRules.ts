@@ -14,6 +14,7 @@
 // that says what it does: Bash's command, the path of Read, Write, Edit, MultiEdit and
 // NotebookEdit, the pattern of Glob and Grep, WebFetch's URL, WebSearch's query; for any other
 // tool the first of command, file_path, path, pattern, url, query it has, else its input as JSON.
+import { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "../agents/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { BadTaskOptionError } from "./errors.js";
 import { simpleCommands } from "./shellCommands.js";
@@ -82,22 +83,6 @@ export function parseToolRules(texts: readonly string[], option: string): ToolRu
   return texts.map((text) => parseToolRule(text, option));
 }
 
-/** The input field that says what a call of each of the known tools does. */
-const SUBJECT_FIELD: Readonly<Record<string, string>> = {
-  Bash: "command",
-  Read: "file_path",
-  Write: "file_path",
-  Edit: "file_path",
-  MultiEdit: "file_path",
-  NotebookEdit: "notebook_path",
-  Glob: "pattern",
-  Grep: "pattern",
-  WebFetch: "url",
-  WebSearch: "query",
-};
-
-const LIKELY_FIELDS = ["command", "file_path", "path", "pattern", "url", "query"];
-
 /**
  * What a rule's pattern is matched against, from the tool input the agent sent: its JSON (an
  * object), or, when it is not JSON, the text itself (a summary the agent made).
@@ -111,8 +96,8 @@ export function toolSubject(tool: string, input: string): string {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return input;
   const fields = value as Record<string, unknown>;
-  const known = SUBJECT_FIELD[tool];
-  for (const field of known === undefined ? LIKELY_FIELDS : [known]) {
+  const known = CLAUDE_TOOL_SUBJECT[tool];
+  for (const field of known === undefined ? LIKELY_SUBJECT_FIELDS : [known]) {
     const subject = fields[field];
     if (typeof subject === "string") return subject;
   }
