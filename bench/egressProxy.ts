@@ -2,15 +2,14 @@
 // CONNECT proxy) against a plain TCP connection to the same local server: the time to open a
 // connection (CONNECT answered vs TCP connected) and the throughput of a bulk transfer.
 // Run: node --import tsx bench/egressProxy.ts [--quick]
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { startProxy } from "../src/egress/index.js";
+import { startForwarder } from "./support/forwarder.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -109,22 +108,7 @@ const proxy = await startProxy({
   log: join(dir, "proxy.log"),
 });
 // The forwarder runs in a process of its own, as the runner does inside the sandbox.
-const forwardModule = fileURLToPath(new URL("../src/guest/forwardPorts.ts", import.meta.url));
-const forwarder = spawn(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--input-type=module",
-    "-e",
-    `const { forwardPorts } = await import(${JSON.stringify(forwardModule)});
-     const f = await forwardPorts([{ host: "127.0.0.1", port: 0, socketPath: ${JSON.stringify(socketPath)} }]);
-     process.stdout.write(f.ports[0] + "\\n");`,
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const [portLine] = (await once(forwarder.stdout, "data")) as [Buffer];
-const forwardPort = Number(portLine.toString().trim());
+const { port: forwardPort, process: forwarder } = await startForwarder(socketPath);
 
 try {
   const direct = await measure(targetPort, undefined);

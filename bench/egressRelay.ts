@@ -8,9 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startRelay } from "../src/egress/index.js";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
+import { startForwarder } from "./support/forwarder.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -123,22 +121,7 @@ const relay = await startRelay({
   placeholderKey: "placeholder",
 });
 // The forwarder runs in a process of its own, as the runner does inside the sandbox.
-const forwardModule = fileURLToPath(new URL("../src/guest/forwardPorts.ts", import.meta.url));
-const forwarder = spawn(
-  process.execPath,
-  [
-    "--import",
-    "tsx",
-    "--input-type=module",
-    "-e",
-    `const { forwardPorts } = await import(${JSON.stringify(forwardModule)});
-     const f = await forwardPorts([{ host: "127.0.0.1", port: 0, socketPath: ${JSON.stringify(socketPath)} }]);
-     process.stdout.write(f.ports[0] + "\\n");`,
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-);
-const [portLine] = (await once(forwarder.stdout, "data")) as [Buffer];
-const forward = { ports: [Number(portLine.toString().trim())] };
+const { port: forwardPort, process: forwarder } = await startForwarder(socketPath);
 
 try {
   // Alternate the two, so that a noisy neighbour on this shared machine hits both alike.
@@ -146,7 +129,7 @@ try {
   const gated: Figures[] = [];
   for (let round = 0; round < 2; round++) {
     direct.push(await measure(upstreamPort));
-    gated.push(await measure(forward.ports[0] ?? 0));
+    gated.push(await measure(forwardPort));
   }
   const pick = (list: Figures[], key: keyof Figures): number => median(list.map((f) => f[key]));
   const d = {
