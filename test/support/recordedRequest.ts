@@ -1,5 +1,5 @@
-// What the scripted model APIs keep of each request, and how they read its body: the same for
-// every scripted API, so a test asserts on headers and bodies the same way whichever agent ran.
+// What the scripted model APIs share: what they keep of each request, how they read its body,
+// and the usage an answer reports, so a test asserts the same way whichever agent ran.
 import type { IncomingMessage } from "node:http";
 
 export interface RecordedRequest {
@@ -28,3 +28,12 @@ export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
     return undefined;
   }
 }
+
+/** Token counts for one scripted answer. */
+export interface ScriptedUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** The usage of a scripted answer that names none. */
+export const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };

@@ -7,13 +7,12 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readJsonBody, type RecordedRequest } from "./recordedRequest.js";
-
-/** Token counts for one scripted answer. */
-export interface ScriptedUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+import {
+  DEFAULT_USAGE,
+  readJsonBody,
+  type RecordedRequest,
+  type ScriptedUsage,
+} from "./recordedRequest.js";
 
 /** One answer of the model, taken in order by each streamed request. */
 export type ScriptedGeminiTurn =
@@ -30,7 +29,7 @@ export type ScriptedGeminiTurn =
   /** The API refuses the request with this status and an error body. */
   | { readonly kind: "error"; readonly status: number; readonly message: string };
 
-export type { RecordedRequest };
+export type { RecordedRequest, ScriptedUsage };
 
 export interface ScriptedGemini {
   /** `http://127.0.0.1:<port>`: the agent's GOOGLE_GEMINI_BASE_URL. */
@@ -40,8 +39,6 @@ export interface ScriptedGemini {
   turnBodies(): unknown[];
   close(): Promise<void>;
 }
-
-const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };
 
 const STREAMED = ":streamGenerateContent";
 

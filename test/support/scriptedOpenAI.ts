@@ -6,13 +6,12 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readJsonBody, type RecordedRequest } from "./recordedRequest.js";
-
-/** Token counts for one scripted answer. */
-export interface ScriptedUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+import {
+  DEFAULT_USAGE,
+  readJsonBody,
+  type RecordedRequest,
+  type ScriptedUsage,
+} from "./recordedRequest.js";
 
 /** One answer of the model, taken in order by each request for a response. */
 export type ScriptedResponse =
@@ -23,7 +22,7 @@ export type ScriptedResponse =
   /** The API refuses the request with this status and an error body. */
   | { readonly kind: "error"; readonly status: number; readonly message: string };
 
-export type { RecordedRequest };
+export type { RecordedRequest, ScriptedUsage };
 
 export interface ScriptedOpenAI {
   /** `http://127.0.0.1:<port>/v1`: the provider's base_url. */
@@ -33,8 +32,6 @@ export interface ScriptedOpenAI {
   responseBodies(): unknown[];
   close(): Promise<void>;
 }
-
-const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 100, outputTokens: 20 };
 
 function usageOf(usage: ScriptedUsage) {
   return {
