@@ -2,11 +2,11 @@
 // output going to the task's results/host.log. The caller waits only until the task is attached
 // (or the background process has failed before that), so a refusal is still reported here.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { taskLayout } from "../host/index.js";
 import { cleanText } from "../protocol/index.js";
-import type { Tasks } from "../store/index.js";
+import { ensureRealDir, openNoFollowSync, type Tasks } from "../store/index.js";
 
 /** How long `run --detach` waits to see the task attached before it trusts the background. */
 const ATTACH_WAIT_MS = 10_000;
@@ -23,8 +23,13 @@ export interface Detached {
 
 export async function detach(tasks: Tasks, id: string): Promise<Detached> {
   const layout = taskLayout(tasks.dataDir, id);
-  mkdirSync(layout.results, { recursive: true, mode: 0o700 });
-  const fd = openSync(layout.hostLog, "a", 0o600);
+  // Never through a link planted as results/ or host.log (PLANTED_LINK).
+  ensureRealDir(layout.results);
+  const fd = openNoFollowSync(
+    layout.hostLog,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+    0o600,
+  );
   const script = process.argv[1];
   if (script === undefined) throw new Error("cannot tell which script runs warden");
   const child = spawn(

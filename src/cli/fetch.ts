@@ -10,7 +10,8 @@ export function registerFetch(program: Command): void {
     .summary("fetch a task's changes as a branch")
     .description(
       "Import a finished task's verified changes into its repository as one branch " +
-        "(warden/<id> unless --branch), fetched with fsck. Nothing else of the repository is " +
+        "(warden/<id> unless --branch), once every object of it passes git's strict checks. " +
+        "Nothing else of the repository is " +
         "touched: not the checkout, the index, nor any other ref. An existing branch is only " +
         "overwritten with --force.",
     )

@@ -1,7 +1,9 @@
 // The bytes of a file that another process is still writing, as they come (`logs --follow`):
 // read to the end, wait, read what was added, until the writer is done and the rest is read.
+import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { linkRefusal } from "../store/index.js";
 
 /** How often a followed file is looked at again: a log line shows within this. */
 export const FOLLOW_POLL_MS = 250;
@@ -15,12 +17,13 @@ export interface FollowOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The file, never through a link planted in its place (PLANTED_LINK); undefined if absent. */
 async function openIfThere(path: string): Promise<FileHandle | undefined> {
   try {
-    return await open(path, "r");
+    return await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    throw linkRefusal(error, path);
   }
 }
 

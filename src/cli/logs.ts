@@ -1,10 +1,10 @@
 // `warden logs`: what a task's sandbox wrote, cleaned for the terminal.
-import { createReadStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { basename } from "node:path";
 import { taskLayout } from "../host/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
-import type { TaskState } from "../store/index.js";
+import { isRealDir, type TaskState } from "../store/index.js";
 import { followFile } from "./followFile.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
@@ -100,13 +100,14 @@ export function registerLogs(program: Command): void {
           `task ${id} has no ${basename(file)}`,
           "logs appear once the task has run; see its state with `warden show`",
         );
+      // Every log is inside results/: a link in its place is refused (PLANTED_LINK), and
+      // followFile never opens a log through a link.
+      isRealDir(layout.results);
       if (flags.follow !== true && !existsSync(file)) throw missing();
-      const stream =
-        flags.follow === true
-          ? followFile(file, {
-              done: async () => !STILL_WRITTEN.includes((await tasks.get(id)).state),
-            })
-          : createReadStream(file);
+      const stream = followFile(file, {
+        done: async () =>
+          flags.follow !== true || !STILL_WRITTEN.includes((await tasks.get(id)).state),
+      });
       for await (const { bytes, cut } of boundedLines(stream, MAX_LINE_BYTES)) {
         const text = cleanLine(bytes) + (cut ? " [cut]" : "");
         if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });

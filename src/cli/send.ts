@@ -1,12 +1,12 @@
 // `warden send`: a message into a running task's inbox, and with --await, the agent's reply.
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
-import { cleanLine, cleanText, LIMITS } from "../protocol/index.js";
+import { cleanText } from "../protocol/index.js";
 import type { InboxMessage, Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { openTasks } from "./context.js";
 import { EXIT } from "./exitCodes.js";
 import { parseMs } from "./parseValues.js";
+import { commandLineText, MESSAGE_INPUT, readRegularFile, readStdinBytes } from "./readInput.js";
 import { printJson } from "./taskView.js";
 
 interface SendFlags {
@@ -62,18 +62,6 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
   }
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of process.stdin) {
-    bytes += (chunk as Buffer).length;
-    // The store refuses big messages itself; this only keeps a runaway pipe out of memory.
-    if (bytes > LIMITS.promptBytes) break;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 export function registerSend(program: Command): void {
   program
     .command("send")
@@ -97,18 +85,11 @@ export function registerSend(program: Command): void {
       if (flags.timeout !== undefined && flags.await !== true) {
         throw new UsageError("--timeout goes with --await", "add --await, or drop --timeout");
       }
-      let body: string;
-      if (words.length > 0) body = words.join(" ");
-      else if (flags.file !== undefined) {
-        try {
-          body = await readFile(flags.file, "utf8");
-        } catch {
-          throw new UsageError(
-            `cannot read ${cleanLine(flags.file)}`,
-            "give a readable file to --file",
-          );
-        }
-      } else if (!process.stdin.isTTY) body = await readStdin();
+      // Bytes from a file or stdin go to the store as they are: it refuses what is not UTF-8.
+      let body: string | Buffer;
+      if (words.length > 0) body = commandLineText(words.join(" "), MESSAGE_INPUT);
+      else if (flags.file !== undefined) body = await readRegularFile(flags.file, MESSAGE_INPUT);
+      else if (!process.stdin.isTTY) body = await readStdinBytes(MESSAGE_INPUT);
       else
         throw new UsageError(
           "no message was given",

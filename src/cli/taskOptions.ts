@@ -1,14 +1,11 @@
 // The options `run` and `create` share, and how they become a task: the agent and its limits,
 // the sandbox and its network gate, the repository, the deadline and the prompt.
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import type { CreateTaskInput } from "../host/index.js";
 import {
   AGENTS,
   agentTakes,
-  cleanLine,
-  LIMITS,
   type AgentField,
   type AgentName,
   type Settings,
@@ -16,6 +13,7 @@ import {
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
+import { commandLineText, PROMPT_INPUT, readRegularFile, readStdinBytes } from "./readInput.js";
 
 export interface TaskFlags {
   repo: string;
@@ -119,47 +117,21 @@ const APPROVE_POLICIES = ["always", "never", "prompt"] as const satisfies readon
   Settings["approve"]
 >[];
 
-/** Reads all of stdin, refusing more than a prompt may hold. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of process.stdin) {
-    const buffer = chunk as Buffer;
-    bytes += buffer.length;
-    if (bytes > LIMITS.promptBytes) {
-      throw new UsageError(
-        `the prompt on stdin is over ${LIMITS.promptBytes} bytes`,
-        "put large material in the repository and point the prompt at it",
-      );
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-async function readPrompt(flags: TaskFlags): Promise<string> {
+/** The prompt: text from the command line, or the bytes of a file or stdin for the store to decode. */
+async function readPrompt(flags: TaskFlags): Promise<string | Buffer> {
   if (flags.prompt !== undefined && flags.promptFile !== undefined) {
     throw new UsageError("both --prompt and --prompt-file were given", "give the prompt once");
   }
-  if (flags.prompt !== undefined) return flags.prompt;
-  if (flags.promptFile === "-") return readStdin();
-  if (flags.promptFile !== undefined) {
-    try {
-      return await readFile(flags.promptFile, "utf8");
-    } catch {
-      throw new UsageError(
-        `cannot read the prompt file ${cleanLine(flags.promptFile)}`,
-        "give a readable file to --prompt-file",
-      );
-    }
-  }
+  if (flags.prompt !== undefined) return commandLineText(flags.prompt, PROMPT_INPUT);
+  if (flags.promptFile === "-") return readStdinBytes(PROMPT_INPUT);
+  if (flags.promptFile !== undefined) return readRegularFile(flags.promptFile, PROMPT_INPUT);
   if (process.stdin.isTTY) {
     throw new UsageError(
       "no prompt was given",
       "say what the task is to do with --prompt TEXT, --prompt-file FILE, or on stdin",
     );
   }
-  return readStdin();
+  return readStdinBytes(PROMPT_INPUT);
 }
 
 /**

@@ -2,6 +2,7 @@
 // create, start, wait and show, so scripts read every verb the same way.
 import { cleanLine } from "../protocol/index.js";
 import type { TaskDetails, TaskSummary, TerminalRecord } from "../store/index.js";
+import { jsonText } from "./jsonText.js";
 
 export interface TaskView {
   id: string;
@@ -92,6 +93,7 @@ export function nextSteps(view: TaskView): string[] {
   return [];
 }
 
+/** Every --json output goes through here: one line, terminal-active characters escaped. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + "\n");
+  process.stdout.write(jsonText(value) + "\n");
 }

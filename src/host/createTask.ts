@@ -15,7 +15,8 @@ export interface CreateTaskInput {
   repo: string;
   /** The commit, branch or tag to start from (default HEAD). */
   from?: string;
-  prompt: string;
+  /** Text, or bytes that must be UTF-8 without NUL (the store refuses them otherwise). */
+  prompt: string | Uint8Array;
   agent: AgentName;
   /** The `command` agent's argv. */
   command?: string[];

@@ -113,8 +113,33 @@ export class BadRepoError extends HostError {
 /** A git command on the host that failed or was stopped. */
 export class GitError extends HostError {
   readonly exitClass = "operational";
-  constructor(message: string, hint = "check the repository with `git status` and `git fsck`") {
+  /**
+   * What git wrote on stderr when it exited with an error, as it wrote it: for code that reads
+   * git's own report, never for a terminal (the message holds the cleaned text).
+   */
+  readonly gitStderr: string | undefined;
+  constructor(
+    message: string,
+    hint = "check the repository with `git status` and `git fsck`",
+    gitStderr?: string,
+  ) {
     super("GIT_FAILED", message, hint);
+    this.gitStderr = gitStderr;
+  }
+}
+
+/**
+ * A task's changes whose objects git's strict check refuses (a path into .git, a .gitmodules
+ * that runs a command, a malformed commit) or whose pack git cannot read: none of it is taken.
+ */
+export class BadObjectsError extends HostError {
+  readonly exitClass = "operational";
+  constructor(why: string) {
+    super(
+      "BAD_OBJECTS",
+      `the task's changes fail git's strict object check: ${cleanLine(why)}`,
+      "nothing of them reached your repository; they could harm a checkout, so look at what the agent did with `warden logs` before you run it again",
+    );
   }
 }
 

@@ -1,11 +1,22 @@
-// Bringing a task's changes home: the bundle is checked without git first, then fetched with
-// fsck, into one new branch of the user's repository and nothing else.
-import { checkBundle, readBundleHeaderFile, TASK_BRANCH } from "../protocol/index.js";
+// Bringing a task's changes home: the bundle's header is checked without git first, then every
+// object of it with git's strict checks in a scratch repository (a results directory may be
+// older than that check at verification), and only then is it fetched into one new branch of
+// the user's repository and nothing else.
+import {
+  checkBundle,
+  readBundleHeaderFile,
+  TASK_BRANCH,
+  type BundleHeader,
+} from "../protocol/index.js";
 import { BadBranchNameError, BranchExistsError } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo, type ScratchRepoSource } from "./scratchRepo.js";
+import { unbundleStrictly } from "./unbundleStrictly.js";
 
-/** The git config of every fetch from a bundle the sandbox made. */
+/**
+ * The git config of the fetch into the user's repository. The objects were checked strictly
+ * just before; a git that checks bundles itself checks them again.
+ */
 const FSCK = ["-c", "transfer.fsckObjects=true", "-c", "fetch.fsckObjects=true"] as const;
 
 export interface FetchRequest extends ScratchRepoSource {
@@ -16,6 +27,17 @@ export interface FetchRequest extends ScratchRepoSource {
   /** The short branch name, such as warden/01j... */
   branch: string;
   force: boolean;
+  /** Where the scratch repository of the check is made (the task's directory). */
+  scratchParent: string;
+}
+
+/** The header of `bundle`, checked against `base`, and the head it carries. */
+async function checkedHeader(
+  bundle: string,
+  base: string,
+): Promise<{ header: BundleHeader; head: string }> {
+  const header = await readBundleHeaderFile(bundle);
+  return { header, head: checkBundle(header, base) };
 }
 
 async function branchExists(repo: string, ref: string): Promise<boolean> {
@@ -29,7 +51,7 @@ async function branchExists(repo: string, ref: string): Promise<boolean> {
 
 /** Imports the task's branch into the user's repository; returns the head it points at. */
 export async function fetchChanges(request: FetchRequest): Promise<string> {
-  const head = checkBundle(await readBundleHeaderFile(request.bundle), request.base);
+  const { header, head } = await checkedHeader(request.bundle, request.base);
   try {
     await hostGit(["check-ref-format", "--branch", request.branch], { cwd: request.repo });
   } catch {
@@ -40,6 +62,11 @@ export async function fetchChanges(request: FetchRequest): Promise<string> {
   if (!request.force && (await branchExists(request.repo, ref))) {
     throw new BranchExistsError(request.branch);
   }
+  // The fetch below reads the same file: it is in the task's results, which only warden
+  // writes, and the sandbox that made it has ended.
+  await withScratchRepo(request.scratchParent, request, (scratch) =>
+    unbundleStrictly(scratch, request.bundle, header, head),
+  );
   await hostGit(
     [
       ...FSCK,
@@ -61,18 +88,13 @@ export async function fetchChanges(request: FetchRequest): Promise<string> {
  * user's repository gains no objects and no refs.
  */
 export async function diffChanges(
-  request: Omit<FetchRequest, "branch" | "force" | "repo">,
+  request: Omit<FetchRequest, "branch" | "force" | "repo" | "scratchParent">,
   scratchParent: string,
   diffArgs: readonly string[] = [],
 ): Promise<string> {
-  const head = checkBundle(await readBundleHeaderFile(request.bundle), request.base);
+  const { header, head } = await checkedHeader(request.bundle, request.base);
   return withScratchRepo(scratchParent, request, async (scratch) => {
-    await hostGit(
-      [...FSCK, "fetch", "--quiet", "--no-tags", request.bundle, `${TASK_BRANCH}:refs/heads/task`],
-      {
-        cwd: scratch,
-      },
-    );
+    await unbundleStrictly(scratch, request.bundle, header, head);
     // No external diff program or text conversion runs on what the sandbox wrote.
     const out = await hostGit(
       [

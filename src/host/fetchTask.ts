@@ -1,8 +1,9 @@
 // fetch and diff of a finished task: only a bundle the host verified when the task ended is
-// used, and it is checked again (header, then git with fsck) before it reaches the user's repo.
+// used, and it is checked again (header, then every object with git's strict checks) before
+// anything of it reaches the user's repo.
 import { existsSync } from "node:fs";
 import { cleanText } from "../protocol/index.js";
-import type { Tasks, TaskDetails } from "../store/index.js";
+import { isRealDir, refuseLink, type Tasks, type TaskDetails } from "../store/index.js";
 import { NoChangesError, NotAHostTaskError, TaskNotFinishedError } from "./errors.js";
 import { diffChanges, fetchChanges } from "./fetchChanges.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
@@ -41,8 +42,12 @@ async function changesOf(tasks: Tasks, ref: string): Promise<Changes> {
         : `it ended ${terminal.state} without changes warden verified`,
     );
   }
-  const bundle = taskLayout(tasks.dataDir, id).result("changes.bundle");
-  if (!existsSync(bundle)) throw new NoChangesError(id, "its changes.bundle is gone");
+  const layout = taskLayout(tasks.dataDir, id);
+  // results/ must be the task's own directory: git reads the bundle by its path.
+  const results = isRealDir(layout.results);
+  const bundle = layout.result("changes.bundle");
+  refuseLink(bundle);
+  if (!results || !existsSync(bundle)) throw new NoChangesError(id, "its changes.bundle is gone");
   return { details, host, repo: spec.repo, base: spec.base, head, bundle };
 }
 
@@ -77,6 +82,7 @@ export async function fetchTask(
     base: changes.base,
     branch,
     force: options.force === true,
+    scratchParent: taskLayout(tasks.dataDir, id).dir,
   });
   return { id, repo: changes.repo, branch, head };
 }

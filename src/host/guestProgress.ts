@@ -2,9 +2,10 @@
 // results/guest.log under the label `guest`, appended as a `progress` event and shown by the
 // reporter. warden's own notes go into the same log under the label `warden`. Both the log and
 // the events are bounded, so a flood of stderr costs the host nothing but the reading.
-import { createWriteStream, type WriteStream } from "node:fs";
+import { constants, createWriteStream, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { cleanText, Log, LogWriter } from "../protocol/index.js";
+import { openNoFollowSync } from "../store/index.js";
 import { HOST_LIMITS } from "./hostLimits.js";
 import type { Reporter } from "./reporter.js";
 
@@ -23,7 +24,13 @@ export class GuestProgress {
   #events = 0;
 
   constructor(path: string, taskId: string, event: EventSink, reporter: Reporter) {
-    this.#file = createWriteStream(path, { flags: "a", mode: 0o600 });
+    // Appended to, never through a link planted in the log's place (PLANTED_LINK).
+    const fd = openNoFollowSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      0o600,
+    );
+    this.#file = createWriteStream(path, { fd });
     this.#file.on("error", () => {
       // A log that cannot be written must not stop the task; the events still carry progress.
       this.#logFull = true;

@@ -1,6 +1,7 @@
 // Every git command the host runs on a user's repository goes through here, so that none of them
 // runs a hook, asks an fsmonitor, prompts for a password, or waits forever.
 import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import { cleanLine } from "../protocol/index.js";
 import { GitError } from "./errors.js";
 
@@ -47,6 +48,8 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Extra environment, such as GIT_DIR for a scratch repository. */
   env?: Record<string, string>;
+  /** Bytes for git's stdin (nothing otherwise); the stream is destroyed when git ends. */
+  stdin?: Readable;
 }
 
 export interface GitOutput {
@@ -58,8 +61,9 @@ export interface GitOutput {
 export function hostGit(args: readonly string[], options: GitOptions): Promise<GitOutput> {
   const argv = [...SAFE_GIT_CONFIG, "-C", options.cwd, ...args];
   return new Promise((resolve, reject) => {
+    const input = options.stdin;
     const child = spawn("git", argv, {
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
       env: gitEnvironment(process.env, options.env),
       timeout: options.timeoutMs ?? HOST_GIT_TIMEOUT_MS,
       killSignal: "SIGKILL",
@@ -76,10 +80,24 @@ export function hostGit(args: readonly string[], options: GitOptions): Promise<G
       errBytes += chunk.length;
       if (errBytes <= 64 * 1024) err.push(chunk);
     });
+    // git may stop reading early (a pack it refuses): the broken pipe is not the failure, git's
+    // exit is.
+    child.stdin.on("error", () => undefined);
+    if (input === undefined) {
+      child.stdin.end();
+    } else {
+      input.on("error", (error) => {
+        child.kill("SIGKILL");
+        reject(new GitError(`could not read git's input: ${cleanLine(error.message)}`));
+      });
+      input.pipe(child.stdin);
+    }
     child.on("error", (error) => {
+      input?.destroy();
       reject(new GitError(`could not run git: ${cleanLine(error.message)}`, "install git"));
     });
     child.on("close", (code, signal) => {
+      input?.destroy();
       const stdout = Buffer.concat(out).toString("utf8");
       const stderr = Buffer.concat(err).toString("utf8");
       if (code === 0 && outBytes <= HOST_GIT_MAX_OUTPUT) {
@@ -92,7 +110,14 @@ export function hostGit(args: readonly string[], options: GitOptions): Promise<G
           : outBytes > HOST_GIT_MAX_OUTPUT
             ? "printed more than warden reads"
             : `failed: ${cleanLine(stderr.trim()) || `exit ${String(code)}`}`;
-      reject(new GitError(`git ${cleanLine(args.slice(0, 2).join(" "))} ${why}`));
+      const failed = signal === null && outBytes <= HOST_GIT_MAX_OUTPUT;
+      reject(
+        new GitError(
+          `git ${cleanLine(args.slice(0, 2).join(" "))} ${why}`,
+          undefined,
+          failed ? stderr : undefined,
+        ),
+      );
     });
   });
 }

@@ -54,6 +54,17 @@ export const HOST_LIMITS = {
   approvalEvents: 2000,
   /** The longest a task may set for it: a day; its deadline bounds it anyway. */
   maxApprovalTimeoutMs: 24 * 60 * MINUTE,
+  /**
+   * Problems git's strict object check found that one refusal names. git stops at the first bad
+   * object, but one object (or the .gitmodules files it checks last) can have several; the rest
+   * are counted, so the task's error stays a line a person reads.
+   */
+  objectProblemsNamed: 5,
+  /**
+   * Bytes of git's own description of one problem that a refusal quotes. It can quote the
+   * sandbox's text (a .gitmodules URL), which the user needs to recognise, not to read whole.
+   */
+  objectProblemBytes: 200,
 } as const;
 
 /**

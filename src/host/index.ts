@@ -51,6 +51,7 @@ export {
   BadTaskOptionError,
   BadRepoError,
   GitError,
+  BadObjectsError,
   BranchExistsError,
   BadBranchNameError,
   AgentMissingError,

@@ -19,8 +19,17 @@ export async function withScratchRepo<T>(
 ): Promise<T> {
   const scratch = await mkdtemp(join(parent, ".scratch-"));
   try {
+    // No templates: the user's init.templateDir could give the scratch repository a config
+    // (an fsck setting) that git would then apply to what the sandbox sent.
     await hostGit(
-      ["init", "--quiet", "--bare", `--object-format=${source.objectFormat}`, scratch],
+      [
+        "init",
+        "--quiet",
+        "--bare",
+        "--template=",
+        `--object-format=${source.objectFormat}`,
+        scratch,
+      ],
       {
         cwd: parent,
       },

@@ -3,6 +3,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { RESULT_FILE_NAMES } from "../protocol/index.js";
+import { isRealDir, refuseLink } from "../store/index.js";
 
 /** The store's directory of tasks inside the data directory (DESIGN.md "The store"). */
 const TASKS_DIR = "tasks";
@@ -59,6 +60,7 @@ export function taskLayout(dataDir: string, id: string): TaskLayout {
  * earlier attach removed (host.log and proxy.log go on, one attach after another).
  */
 export async function prepareAttempt(layout: TaskLayout): Promise<void> {
+  refusePlantedLinks(layout);
   await Promise.all([
     rm(layout.share, { recursive: true, force: true }),
     rm(layout.workspace, { recursive: true, force: true }),
@@ -77,4 +79,16 @@ export async function cleanAttempt(layout: TaskLayout): Promise<void> {
     rm(layout.workspace, { recursive: true, force: true }),
     rm(layout.egress, { recursive: true, force: true }),
   ]);
+}
+
+/**
+ * Refuses a symbolic link where the host keeps a directory or file of its own (PLANTED_LINK):
+ * an attach would write into, read from or empty whatever it points at. Checked before anything
+ * is removed or made, since O_NOFOLLOW guards only a path's last part.
+ */
+export function refusePlantedLinks(layout: TaskLayout): void {
+  for (const dir of [layout.share, layout.workspace, layout.egress]) refuseLink(dir);
+  if (!isRealDir(layout.results)) return;
+  for (const name of RESULT_FILE_NAMES) refuseLink(layout.result(name));
+  for (const file of [layout.guestLog, layout.hostLog, layout.proxyLog]) refuseLink(file);
 }

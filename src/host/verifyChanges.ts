@@ -1,18 +1,14 @@
 // The check of changes.bundle once the archive is in: its header read without git and checked
 // against the base the host computed, then git itself, in a scratch repository that borrows the
-// user's objects, fetching it with fsck and checking that the head descends from the base. A
-// bundle that fails any step is removed, so nothing of it can be fetched later.
+// user's objects: its pack indexed with git's strict object checks, then its head checked to
+// descend from the base. A bundle that fails any step is removed, so nothing of it can be
+// fetched later.
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import {
-  checkBundle,
-  cleanLine,
-  readBundleHeaderFile,
-  TASK_BRANCH,
-  WardenError,
-} from "../protocol/index.js";
+import { checkBundle, cleanLine, readBundleHeaderFile, WardenError } from "../protocol/index.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo } from "./scratchRepo.js";
+import { unbundleStrictly } from "./unbundleStrictly.js";
 
 /** What the host learned of changes.bundle. */
 export type BundleFacts =
@@ -30,8 +26,6 @@ export interface VerifyInput {
   scratchParent: string;
 }
 
-const FSCK = ["-c", "transfer.fsckObjects=true", "-c", "fetch.fsckObjects=true"] as const;
-
 function message(error: unknown): string {
   if (error instanceof WardenError) return error.message;
   return cleanLine(error instanceof Error ? error.message : String(error));
@@ -48,18 +42,7 @@ export async function verifyChanges(input: VerifyInput): Promise<BundleFacts> {
     }
     const head = checkBundle(header, input.base);
     const commits = await withScratchRepo(input.scratchParent, input, async (scratch) => {
-      await hostGit(
-        [
-          ...FSCK,
-          "fetch",
-          "--quiet",
-          "--no-tags",
-          "--no-write-fetch-head",
-          input.bundle,
-          `${TASK_BRANCH}:refs/heads/task`,
-        ],
-        { cwd: scratch },
-      );
+      await unbundleStrictly(scratch, input.bundle, header, head);
       try {
         await hostGit(["merge-base", "--is-ancestor", input.base, head], { cwd: scratch });
       } catch {

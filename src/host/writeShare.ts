@@ -2,6 +2,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checkSettings, SHARE_FILES, type Settings } from "../protocol/index.js";
+import { isRealDir } from "../store/index.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo } from "./scratchRepo.js";
 
@@ -25,10 +26,14 @@ const SCRATCH_REF = "refs/heads/base";
 export async function writeShare(dir: string, input: ShareInput): Promise<void> {
   const settings = checkSettings(input.settings);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // mkdir takes a link to a directory for one: refuse it (PLANTED_LINK). The files are created
+  // exclusively, so a file or a link already in their place is refused, never written through.
+  isRealDir(dir);
   await writeFile(join(dir, SHARE_FILES.settings), JSON.stringify(settings, null, 2) + "\n", {
     mode: 0o600,
+    flag: "wx",
   });
-  await writeFile(join(dir, SHARE_FILES.prompt), input.prompt, { mode: 0o600 });
+  await writeFile(join(dir, SHARE_FILES.prompt), input.prompt, { mode: 0o600, flag: "wx" });
   await withScratchRepo(dir, input, async (scratch) => {
     await hostGit(["update-ref", SCRATCH_REF, input.base], { cwd: scratch });
     await hostGit(["symbolic-ref", "HEAD", SCRATCH_REF], { cwd: scratch });

@@ -15,6 +15,8 @@ export interface BundleHeader {
   prerequisites: string[];
   /** Ref name to object id, in the order of the header. */
   refs: Map<string, string>;
+  /** The bytes of the header, its blank line included: the bundle's pack starts there. */
+  packOffset: number;
 }
 
 const SIGNATURES: ReadonlyMap<string, 2 | 3> = new Map([
@@ -49,6 +51,7 @@ class HeaderParser {
   private readonly prerequisites: string[] = [];
   private readonly refs = new Map<string, string>();
   private lineCount = 0;
+  private bytesRead = 0;
   private partial: Uint8Array[] = [];
   private partialBytes = 0;
   private done = false;
@@ -85,6 +88,7 @@ class HeaderParser {
       objectFormat: this.objectFormat ?? "sha1",
       prerequisites: this.prerequisites,
       refs: this.refs,
+      packOffset: this.bytesRead,
     };
   }
 
@@ -99,6 +103,8 @@ class HeaderParser {
   }
 
   private line(bytes: Buffer): void {
+    // A line that reaches here is whole and within its limit, so this counts every byte read.
+    this.bytesRead += bytes.length + 1;
     if (this.version === undefined) {
       const version = SIGNATURES.get(bytes.toString("latin1"));
       if (version === undefined) throw fail("this is not a git bundle of version 2 or 3");

@@ -2,9 +2,11 @@
 // directory, fsync it, rename it over the target, fsync the directory. A reader sees the old
 // bytes or the new ones, never a mixture, and after the directory fsync the new name survives
 // a power cut.
-import { open, readFile, rename } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { StoreCorruptError } from "./errors.js";
+import { openNoFollow, readTextNoFollow } from "./noFollow.js";
 
 /** Points where a test can stop a write, to show what a crash there leaves behind. */
 export interface StoreHooks {
@@ -27,7 +29,9 @@ export async function syncDir(dir: string): Promise<void> {
 /**
  * Replaces `path` with `bytes` atomically. The temporary name is fixed (`<name>.tmp`), which is
  * safe because every file the store replaces has one writer at a time under a lock; a temporary
- * file left by a writer that died is simply overwritten by the next one.
+ * file left by a writer that died is removed by the next one, which then creates its own
+ * exclusively, so a link planted under that name is unlinked, never written through. The rename
+ * replaces a link at `path` itself without following it.
  */
 export async function writeFileAtomic(
   path: string,
@@ -35,7 +39,14 @@ export async function writeFileAtomic(
   hooks: StoreHooks = {},
 ): Promise<void> {
   const temp = `${dirname(path)}/.${basename(path)}.tmp`;
-  const handle = await open(temp, "w", FILE_MODE);
+  await unlink(temp).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  });
+  const handle = await openNoFollow(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+    FILE_MODE,
+  );
   try {
     await handle.writeFile(bytes);
     await handle.sync();
@@ -47,11 +58,11 @@ export async function writeFileAtomic(
   await syncDir(dirname(path));
 }
 
-/** Reads and parses a JSON file the store wrote; undefined when it does not exist. */
+/** Reads and parses a JSON file the store wrote (never through a link); undefined when absent. */
 export async function readJsonFile(path: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readTextNoFollow(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;

@@ -3,12 +3,13 @@
 // Readers probe with a shared lock held for microseconds. An attacher that finds the lock taken
 // asks for a shared lock itself: if that fails too, an exclusive holder (an executor) has it and
 // the attacher gives up at once; if it succeeds, only probes were in the way, so it tries again.
-import { closeSync, constants, ftruncateSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FILE_MODE } from "./atomicFile.js";
 import { tryFlock, unflock } from "./flock.js";
 import { STORE_TIMING } from "./limits.js";
 import { readHolder, type LockHolder, type LockPurpose } from "./lockHolder.js";
+import { openNoFollowSync } from "./noFollow.js";
 
 /** What a probe of attach.lock found. */
 export type LockProbe = "never_attached" | "held" | "free";
@@ -73,7 +74,8 @@ export async function acquireLock(
   path: string,
   options: AcquireOptions = {},
 ): Promise<HeldLock | undefined> {
-  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT, FILE_MODE);
+  // A link in the lock's place is refused: the holder record is written into the file it opens.
+  const fd = openNoFollowSync(path, constants.O_RDWR | constants.O_CREAT, FILE_MODE);
   const waiting = options.waitMs !== undefined;
   const giveUpAt = Date.now() + (options.waitMs ?? STORE_TIMING.attachRetryMs);
   try {
@@ -103,7 +105,7 @@ export async function acquireLock(
 export function probeLock(path: string): LockProbe {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return "never_attached";

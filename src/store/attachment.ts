@@ -1,6 +1,6 @@
 // An Attachment is the one executor of a task: it holds attach.lock, appends events, takes and
 // answers messages, and writes terminal.json as its last act. Everything else only reads.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { HeldLock } from "./attachLock.js";
 import { writeFileAtomic } from "./atomicFile.js";
@@ -24,6 +24,7 @@ import {
   type AwaitApprovalOptions,
 } from "./approvals.js";
 import { STORE_TIMING } from "./limits.js";
+import { ensureRealDir } from "./noFollow.js";
 import { readCancelSync } from "./readTask.js";
 import type { TaskSpec } from "./spec.js";
 import { runningChildren } from "./state.js";
@@ -98,7 +99,7 @@ export class Attachment {
     try {
       if (mode === "run") {
         const now = ctx.now();
-        mkdirSync(paths.results, { recursive: true, mode: 0o700 });
+        ensureRealDir(paths.results);
         await requeueInFlight(paths, ctx.hooks);
         // Prompts a dead executor left waiting were asked by a run that is gone.
         await expireApprovals(paths, RUN_GONE, now, ctx.hooks);

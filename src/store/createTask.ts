@@ -15,6 +15,7 @@ import {
   TaskCancellingError,
   TaskNotFoundError,
 } from "./errors.js";
+import { ensureRealDir } from "./noFollow.js";
 import { readCancelSync, readSpec, readTerminal } from "./readTask.js";
 import { checkSpecInput, resolveHop, titleOf, type StoredSpec } from "./spec.js";
 import { TASK_FILES, type TaskPaths } from "./taskDir.js";
@@ -123,7 +124,7 @@ export async function createTask(
       // The parent's index of children gets the entry first: a cancel that walks the tree
       // after this point finds the child, and a crash here leaves only an entry for nothing.
       const childrenDir = ctx.paths(parent.id).children;
-      await mkdir(childrenDir, { recursive: true, mode: 0o700 });
+      ensureRealDir(childrenDir);
       const entry = join(childrenDir, id);
       try {
         await writeNewFile(entry, "");

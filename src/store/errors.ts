@@ -114,11 +114,12 @@ export class PromptTooBigError extends StoreError {
 
 export class PromptNotTextError extends StoreError {
   readonly exitClass = "usage";
-  constructor() {
+  /** `why` says what in it is not text, in words: "it is not valid UTF-8". */
+  constructor(why = "it is not well-formed Unicode") {
     super(
       "PROMPT_NOT_TEXT",
-      "the prompt is not well-formed Unicode text",
-      "give the prompt as UTF-8 text",
+      `the prompt is not text: ${why}`,
+      "give the prompt as UTF-8 text without NUL characters",
     );
   }
 }
@@ -282,11 +283,12 @@ export class MessageTooBigError extends StoreError {
 
 export class MessageNotTextError extends StoreError {
   readonly exitClass = "usage";
-  constructor() {
+  /** `why` says what in it is not text, in words: "it has a NUL character". */
+  constructor(why = "it is not well-formed Unicode") {
     super(
       "MESSAGE_NOT_TEXT",
-      "the message is not well-formed Unicode text",
-      "send the message as UTF-8 text",
+      `the message is not text: ${why}`,
+      "send the message as UTF-8 text without NUL characters",
     );
   }
 }
@@ -406,6 +408,20 @@ export class StoreCorruptError extends StoreError {
       "remove the task with `warden rm`, or restore the file from a backup",
       cause,
     );
+  }
+}
+
+/**
+ * A symbolic link where a task keeps a file or directory of warden's own (results → /etc,
+ * events.jsonl → /etc/passwd): warden never reads, writes or removes through it. It is a kind of
+ * damage, so a list passes over the task and `warden rm` removes it (the link, never its target).
+ */
+export class PlantedLinkError extends StoreCorruptError {
+  override readonly code = "PLANTED_LINK";
+  override readonly hint =
+    "something other than warden put a link there: see where it points (ls -l), then remove the link, or the task with `warden rm`";
+  constructor(path: string, cause?: unknown) {
+    super(path, "it is a symbolic link, and warden never follows one inside a task", cause);
   }
 }
 

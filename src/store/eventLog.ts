@@ -1,18 +1,11 @@
 // events.jsonl as its one writer (the attach.lock holder) sees it: `{"seq","at","type",...}`
 // lines appended whole, seq continuing across attaches, each line at most 32 KiB and the file at
 // most 32 MiB, after which one `log_full` notice is written and further events are dropped.
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, ftruncateSync, readSync, writeSync } from "node:fs";
 import { FILE_MODE } from "./atomicFile.js";
 import { BadEventError, EventTooBigError, StoreCorruptError } from "./errors.js";
 import { STORE_LIMITS } from "./limits.js";
+import { openNoFollowSync } from "./noFollow.js";
 
 /** Event types the store itself writes; an executor may not forge them. */
 export const STORE_EVENTS = {
@@ -77,9 +70,14 @@ export class EventLog {
   /**
    * Opens the log for appending, as the lock holder. A line left half written by a holder that
    * died is cut off (no watcher ever yielded it), and seq continues after the last whole event.
+   * A link in the file's place is refused (PLANTED_LINK), never appended through.
    */
   static open(path: string): EventLog {
-    const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, FILE_MODE);
+    const fd = openNoFollowSync(
+      path,
+      constants.O_RDWR | constants.O_CREAT | constants.O_APPEND,
+      FILE_MODE,
+    );
     try {
       const { size: rawSize } = fstatSync(fd);
       const { end, last } = recoverTail(fd, rawSize, path);

@@ -18,7 +18,7 @@ import {
   TaskFinishedError,
 } from "./errors.js";
 import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
-import { LONE_SURROGATE } from "./spec.js";
+import { decodeInputText } from "./inputText.js";
 import type { TaskPaths } from "./taskDir.js";
 import { readTerminal } from "./readTask.js";
 
@@ -67,14 +67,23 @@ export async function withInboxLock<T>(paths: TaskPaths, fn: () => Promise<T>): 
   }
 }
 
-/** Checks a message body before any lock is taken. */
-export function checkBody(body: string): void {
-  if (LONE_SURROGATE.test(body)) throw new MessageNotTextError();
-  const bytes = Buffer.byteLength(body);
+/**
+ * Checks a message body before any lock is taken and gives its text: UTF-8 without NUL (bytes
+ * that are not UTF-8 are refused, never replaced), 1 byte to 256 KiB.
+ */
+export function checkBody(body: string | Uint8Array): string {
+  // Bytes over the bound are refused before they are decoded.
+  if (typeof body !== "string" && body.byteLength > STORE_LIMITS.messageMaxBytes) {
+    throw new MessageTooBigError(body.byteLength, STORE_LIMITS.messageMaxBytes);
+  }
+  const decoded = decodeInputText(body);
+  if ("notText" in decoded) throw new MessageNotTextError(decoded.notText);
+  const bytes = Buffer.byteLength(decoded.text);
   if (bytes < STORE_LIMITS.messageMinBytes) throw new MessageEmptyError();
   if (bytes > STORE_LIMITS.messageMaxBytes) {
     throw new MessageTooBigError(bytes, STORE_LIMITS.messageMaxBytes);
   }
+  return decoded.text;
 }
 
 async function writeInbox(
@@ -88,12 +97,12 @@ async function writeInbox(
 /** Adds a message, refusing it once the task finished, is being cancelled, or had its 16. */
 export async function appendMessage(
   paths: TaskPaths,
-  body: string,
+  given: string | Uint8Array,
   from: string | null,
   at: number,
   hooks: StoreHooks,
 ): Promise<InboxMessage> {
-  checkBody(body);
+  const body = checkBody(given);
   return withInboxLock(paths, async () => {
     // Under the lock: finish() writes terminal.json holding it, so a message is either in
     // before the end or refused.

@@ -45,3 +45,11 @@ export type { StoreHooks } from "./atomicFile.js";
 export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";
 export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 export * from "./errors.js";
+export {
+  NO_FOLLOW,
+  linkRefusal,
+  openNoFollowSync,
+  refuseLink,
+  isRealDir,
+  ensureRealDir,
+} from "./noFollow.js";

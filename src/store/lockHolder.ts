@@ -1,6 +1,6 @@
 // The record a holder of attach.lock writes into it: who holds it and why. Diagnostic only:
 // liveness is the flock(2), never this record or the pid in it.
-import { readFileSync } from "node:fs";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
 
 /** Why a holder took the lock: to run the task, to record an end, or to remove it. */
 export type LockPurpose = "run" | "record" | "remove";
@@ -19,7 +19,16 @@ export interface LockHolder {
 /** The holder's diagnostic record, or undefined when it is absent or half written. */
 export function readHolder(path: string): LockHolder | undefined {
   try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<LockHolder> | null;
+    // Never read through a link planted as the lock (errors.ts names this type, so this file
+    // opens with O_NOFOLLOW itself rather than through noFollow.ts).
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    let text: string;
+    try {
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+    const value = JSON.parse(text) as Partial<LockHolder> | null;
     if (
       value !== null &&
       typeof value.pid === "number" &&

@@ -1,12 +1,13 @@
 // Reading a task's files without any lock: each is written once, or replaced atomically, or
-// (events.jsonl) appended in whole lines, so a reader never needs to exclude a writer.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+// (events.jsonl) appended in whole lines, so a reader never needs to exclude a writer. None is
+// read through a link planted in its place (PLANTED_LINK).
+import { existsSync, readdirSync } from "node:fs";
 import { readJsonFile } from "./atomicFile.js";
 import { StoreCorruptError, TaskNotFoundError } from "./errors.js";
 import { storedSpecSchema, type StoredSpec, type TaskSpec } from "./spec.js";
 import type { TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
+import { readTextNoFollow, readTextNoFollowSync } from "./noFollow.js";
 import {
   cancelRequestSchema,
   terminalRecordSchema,
@@ -35,7 +36,7 @@ function isMissing(error: unknown): boolean {
 export async function readSpec(paths: TaskPaths): Promise<StoredSpec> {
   let text: string;
   try {
-    text = await readFile(paths.spec, "utf8");
+    text = await readTextNoFollow(paths.spec);
   } catch (error) {
     if (isMissing(error)) throw new TaskNotFoundError(paths.id);
     throw error;
@@ -47,7 +48,7 @@ export async function readSpec(paths: TaskPaths): Promise<StoredSpec> {
 export function readSpecSync(paths: TaskPaths): StoredSpec | undefined {
   let text: string;
   try {
-    text = readFileSync(paths.spec, "utf8");
+    text = readTextNoFollowSync(paths.spec);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -58,7 +59,7 @@ export function readSpecSync(paths: TaskPaths): StoredSpec | undefined {
 /** The spec with its prompt. */
 export async function readFullSpec(paths: TaskPaths): Promise<TaskSpec> {
   const spec = await readSpec(paths);
-  const prompt = await readFile(paths.prompt, "utf8");
+  const prompt = await readTextNoFollow(paths.prompt);
   return { ...spec, prompt };
 }
 
@@ -78,7 +79,7 @@ export function readTerminalSync(paths: TaskPaths): TerminalRecord | undefined {
   if (!existsSync(paths.terminal)) return undefined;
   let text: string;
   try {
-    text = readFileSync(paths.terminal, "utf8");
+    text = readTextNoFollowSync(paths.terminal);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -97,7 +98,7 @@ export function readCancelSync(paths: TaskPaths): CancelRequest | undefined {
   if (!existsSync(paths.cancel)) return undefined;
   let text: string;
   try {
-    text = readFileSync(paths.cancel, "utf8");
+    text = readTextNoFollowSync(paths.cancel);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;

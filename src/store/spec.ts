@@ -9,13 +9,12 @@ import {
   PromptNotTextError,
   PromptTooBigError,
 } from "./errors.js";
+import { decodeInputText } from "./inputText.js";
 import { STORE_LIMITS } from "./limits.js";
 
 // Control characters in a path, a commit name or a label would reach a terminal or a command line.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-/** A lone surrogate: a JS string that no UTF-8 text can be. */
-export const LONE_SURROGATE = /\p{Cs}/u;
 const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]{0,62}$/;
 
 const specText = z
@@ -45,8 +44,14 @@ const labels = z
 /** What a creator gives `Tasks.create`. */
 export const taskSpecInputSchema = z
   .object({
-    /** What the task is to do: UTF-8 text, not empty, at most 1 MiB. */
-    prompt: z.string(),
+    /**
+     * What the task is to do: UTF-8 text without NUL, not empty, at most 1 MiB. Bytes (a file's
+     * or a pipe's) are decoded here, so bytes that are not UTF-8 are refused, never replaced.
+     */
+    prompt: z.union([
+      z.string(),
+      z.custom<Uint8Array>((v) => v instanceof Uint8Array, "is neither text nor bytes"),
+    ]),
     /** The repository the host works on (a path on the host); opaque to the store. */
     repo: specText.optional(),
     /** The commit the task starts from; opaque to the store. */
@@ -90,8 +95,8 @@ export type StoredSpec = z.infer<typeof storedSpecSchema>;
 /** A task's immutable spec with its prompt, as an executor or `get` sees it. */
 export type TaskSpec = StoredSpec & { prompt: string };
 
-/** The checked input, before the store adds the id, times and tree. */
-export type CheckedInput = z.infer<typeof taskSpecInputSchema>;
+/** The checked input, its prompt decoded, before the store adds the id, times and tree. */
+export type CheckedInput = Omit<z.infer<typeof taskSpecInputSchema>, "prompt"> & { prompt: string };
 
 /** Checks a creator's input: the shape (zod), then the prompt's rules, each with its own error. */
 export function checkSpecInput(value: unknown): CheckedInput {
@@ -103,16 +108,23 @@ export function checkSpecInput(value: unknown): CheckedInput {
       `bad task spec: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`,
     );
   }
-  checkPrompt(parsed.data.prompt);
-  return parsed.data;
+  return { ...parsed.data, prompt: checkPrompt(parsed.data.prompt) };
 }
 
-export function checkPrompt(prompt: string): void {
-  if (LONE_SURROGATE.test(prompt)) throw new PromptNotTextError();
-  if (prompt.trim() === "") throw new PromptEmptyError();
-  const bytes = Buffer.byteLength(prompt);
+/** The prompt's text, checked: UTF-8 without NUL, not blank, at most 1 MiB. */
+export function checkPrompt(prompt: string | Uint8Array): string {
+  // Bytes over the bound are refused before they are decoded.
+  if (typeof prompt !== "string" && prompt.byteLength > STORE_LIMITS.promptBytes) {
+    throw new PromptTooBigError(prompt.byteLength, STORE_LIMITS.promptBytes);
+  }
+  const decoded = decodeInputText(prompt);
+  if ("notText" in decoded) throw new PromptNotTextError(decoded.notText);
+  const text = decoded.text;
+  if (text.trim() === "") throw new PromptEmptyError();
+  const bytes = Buffer.byteLength(text);
   if (bytes > STORE_LIMITS.promptBytes)
     throw new PromptTooBigError(bytes, STORE_LIMITS.promptBytes);
+  return text;
 }
 
 /** The title lists show: the first non-blank line of the prompt, cleaned, cut to 256 bytes. */

@@ -33,7 +33,7 @@
 //     The inbox, as it is. No locks: inbox.json is only ever replaced whole.
 //   send(id, body, { from? })
 //     Appends a message under inbox.lock (held for one read and one atomic write). Refused:
-//     empty, over 256 KiB, the 17th, or to a finished or cancelling task.
+//     empty, over 256 KiB, not UTF-8 or with a NUL, the 17th, or to a finished or cancelling task.
 //   cancel(id, { by? })
 //     Policy (downward only), then a `cancel` file in the task and each unfinished descendant;
 //     tasks nobody runs are recorded cancelled at once, deepest first, each under its
@@ -223,7 +223,12 @@ export class Tasks {
     return readInbox(this.#ctx.paths(await this.resolve(ref)));
   }
 
-  async send(ref: string, body: string, options: SendOptions = {}): Promise<InboxMessage> {
+  /** `body` is text, or bytes that must be UTF-8 (MESSAGE_NOT_TEXT otherwise). */
+  async send(
+    ref: string,
+    body: string | Uint8Array,
+    options: SendOptions = {},
+  ): Promise<InboxMessage> {
     const paths = this.#ctx.paths(await this.resolve(ref));
     const from = options.from === undefined ? (this.current?.id ?? null) : options.from;
     return appendMessage(paths, body, from, this.#ctx.now(), this.#ctx.hooks);

@@ -2,10 +2,11 @@
 // exactly once and in order, whole lines only, waking on file system notifications. It never
 // takes a lock: the file is only ever appended to in whole lines, and a torn tail is never
 // consumed (reads always restart at the first byte not yet yielded).
-import { existsSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { ChangeBell } from "./changeBell.js";
 import { parseEventLine, type TaskEvent } from "./eventLog.js";
+import { openNoFollow } from "./noFollow.js";
 import type { TaskPaths } from "./taskDir.js";
 
 export interface WatchOptions {
@@ -32,7 +33,8 @@ class LineReader {
   async *lines(): AsyncGenerator<string> {
     if (this.#handle === undefined) {
       try {
-        this.#handle = await open(this.path, "r");
+        // A link in the file's place is refused (PLANTED_LINK): never read as the task's events.
+        this.#handle = await openNoFollow(this.path, constants.O_RDONLY);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
         throw error;

@@ -115,6 +115,19 @@ describe("readBundleHeader", () => {
     assert.deepEqual(await readBundleHeader(readFileSync(path)), header);
   });
 
+  test("the pack of a real bundle starts where its header says the header ends", async () => {
+    for (const [name, options] of [
+      ["offset-v2", {}],
+      ["offset-sha256", { objectFormat: "sha256" }],
+    ] as const) {
+      const { path } = makeBundle(root, name, options);
+      const header = await readBundleHeaderFile(path);
+      const bytes = readFileSync(path);
+      assert.equal(bytes.subarray(header.packOffset - 2, header.packOffset).toString(), "\n\n");
+      assert.equal(bytes.subarray(header.packOffset, header.packOffset + 4).toString(), "PACK");
+    }
+  });
+
   test("a v3 bundle of a sha1 repository is read", async () => {
     const { path, base, head } = makeBundle(root, "v3", { version: 3 });
     const header = await readBundleHeaderFile(path);
@@ -352,6 +365,7 @@ describe("checkBundle", () => {
     objectFormat: "sha1",
     prerequisites,
     refs: new Map(refs),
+    packOffset: 0,
   });
 
   test("returns the head of the task branch", () => {
