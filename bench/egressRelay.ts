@@ -16,13 +16,18 @@ const SMALL_REQUESTS = quick ? 300 : 2_000;
 const BIG_BYTES = (quick ? 16 : 64) * MiB;
 const BIG_RUNS = quick ? 3 : 7;
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
+// Paths on the relay's list for the Anthropic API (GET for the small and the big answer, POST
+// for the upload), so the relay forwards them as it forwards an agent's calls.
+const SMALL_PATH = "/v1/models";
+const BIG_PATH = "/v1/models/big";
+const UPLOAD_PATH = "/v1/messages";
 
 /** The local upstream: a small JSON answer, a large streamed body, and an upload sink. */
 const upstream = createServer((req, res) => {
   let received = 0;
   req.on("data", (chunk: Buffer) => (received += chunk.length));
   req.on("end", () => {
-    if (req.url === "/big") {
+    if (req.url === BIG_PATH) {
       res.writeHead(200, { "content-type": "application/octet-stream" });
       let sent = 0;
       const pump = (): void => {
@@ -90,17 +95,17 @@ interface Figures {
 async function measure(port: number): Promise<Figures> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let i = 0; i < 50; i++) await timed(port, agent, "/small");
+    for (let i = 0; i < 50; i++) await timed(port, agent, SMALL_PATH);
     const small: number[] = [];
-    for (let i = 0; i < SMALL_REQUESTS; i++) small.push((await timed(port, agent, "/small")).ms);
+    for (let i = 0; i < SMALL_REQUESTS; i++) small.push((await timed(port, agent, SMALL_PATH)).ms);
     const down: number[] = [];
     const up: number[] = [];
     const upload = Buffer.alloc(BIG_BYTES, 0x62);
     for (let i = 0; i < BIG_RUNS; i++) {
-      const d = await timed(port, agent, "/big");
+      const d = await timed(port, agent, BIG_PATH);
       if (d.bytes !== BIG_BYTES) throw new Error(`download came back with ${d.bytes} bytes`);
       down.push(BIG_BYTES / MiB / (d.ms / 1000));
-      const u = await timed(port, agent, "/upload", upload);
+      const u = await timed(port, agent, UPLOAD_PATH, upload);
       up.push(BIG_BYTES / MiB / (u.ms / 1000));
     }
     return { smallMs: median(small), downloadMiBs: median(down), uploadMiBs: median(up) };

@@ -6,6 +6,16 @@ export {
   BadRelaySettingError,
   EgressDirError,
   UnknownPresetError,
+  RelayRefusal,
+  RelayTargetFormError,
+  RelayDotSegmentError,
+  RelayEmptySegmentError,
+  RelayBackslashError,
+  RelayEscapeError,
+  RelayFragmentError,
+  RelayTargetCharacterError,
+  RelayPathNotAllowedError,
+  RelayMethodNotAllowedError,
 } from "./errors.js";
 export { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from "./presets.js";
 export { parseIp, parseCidr, inCidr, type IpAddress, type Cidr } from "./ipAddress.js";
@@ -42,12 +52,18 @@ export {
   CREDENTIAL_QUERY_PARAMS,
   upstreamHeaders,
   downstreamHeaders,
-  upstreamPath,
   upstreamQuery,
   authSecret,
   relayAuth,
   type RelayAuth,
 } from "./relayHeaders.js";
+export {
+  checkRelayTarget,
+  upstreamPath,
+  type CheckedTarget,
+  type TargetCheck,
+} from "./relayTarget.js";
+export { KeyScrubber, keyForms } from "./keyScrubber.js";
 export {
   API_KINDS,
   RELAY_APIS,
@@ -55,9 +71,12 @@ export {
   keyVariables,
   keyVariablesText,
   relayErrorBody,
+  routeText,
   type ApiKind,
   type ApiKeyVariable,
   type RelayApi,
+  type RelayRoute,
+  type RouteSegment,
 } from "./relayApis.js";
 export {
   DEFAULT_UPSTREAM,

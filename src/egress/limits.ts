@@ -44,6 +44,17 @@ export const EGRESS_LIMITS = {
   /** Requests the relay serves at once for one task. */
   relayConnections: 64,
   /**
+   * The most of a refused request's path the relay's answer quotes back: enough to see which
+   * call was refused, not a way to fill an error message with the sandbox's junk.
+   */
+  relayShownPathBytes: 256,
+  /**
+   * The shortest base64 form of the key the relay scrubs from answers. The raw key is always
+   * scrubbed; a shorter base64 run (from a short gateway token) would match other base64 data,
+   * such as an image in a model's answer, and corrupt it.
+   */
+  relayEncodedKeyMinChars: 16,
+  /**
    * A unix socket path, in bytes: sun_path on Linux holds 108 bytes with the closing NUL. A
    * longer path cannot be listened on at all, so it is refused with a hint instead.
    */

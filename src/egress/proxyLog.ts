@@ -1,6 +1,6 @@
 // proxy.log: one line per distinct decision of the proxy, so the user can see what a task
 // reached and what it was refused, without a line per connection.
-import { createWriteStream, type WriteStream } from "node:fs";
+import { constants, createWriteStream, openSync, type WriteStream } from "node:fs";
 import { finished } from "node:stream/promises";
 import { cleanLine, cutText, LIMITS } from "../protocol/index.js";
 
@@ -12,10 +12,12 @@ export class ProxyLog {
   readonly #maxEntries: number;
   #full = false;
 
-  /** Appends to `path`, creating it 0600. */
+  /** Appends to `path`, creating it 0600; a link in its place is refused (ELOOP), never followed. */
   constructor(path: string, maxEntries: number) {
     this.#maxEntries = maxEntries;
-    this.#stream = createWriteStream(path, { flags: "a", mode: 0o600 });
+    const flags =
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+    this.#stream = createWriteStream(path, { fd: openSync(path, flags, 0o600) });
     // The log is a record for the user: a failed write (a full disk) must not cut the
     // agent's connections, so the error is dropped here and the proxy serves on.
     this.#stream.on("error", () => undefined);

@@ -1,6 +1,7 @@
 // The APIs the relay speaks: for each, the host variables its upstream and credential come
-// from, how the credential is sent, what the sandbox holds instead, and the shape of an error
-// body the API's own clients read. A new API is one entry here.
+// from, how the credential is sent, what the sandbox holds instead, the paths the relay
+// forwards, and the shape of an error body the API's own clients read. A new API is one entry
+// here.
 import type { RelayAuth } from "./relayHeaders.js";
 
 /** The APIs the relay can stand in front of. */
@@ -11,6 +12,52 @@ export type ApiKind = (typeof API_KINDS)[number];
 export interface ApiKeyVariable {
   readonly variable: string;
   readonly auth: RelayAuth["kind"];
+}
+
+/**
+ * One segment of a route: a literal, or a pattern that must match the whole segment with the
+ * name docs and hints show for it.
+ */
+export type RouteSegment = string | { readonly shown: string; readonly pattern: RegExp };
+
+/** A request the relay forwards: a method and the path's segments below the relay's root. */
+export interface RelayRoute {
+  readonly method: "GET" | "POST";
+  readonly segments: readonly RouteSegment[];
+}
+
+/**
+ * A model name as a path segment. It starts with a letter or digit, so it is never a dot
+ * segment, and has no `%`, `/` or `:` a server could read as something else.
+ */
+const MODEL_NAME = "[A-Za-z0-9][A-Za-z0-9._-]*";
+const MODEL: RouteSegment = { shown: "{model}", pattern: new RegExp(`^${MODEL_NAME}$`) };
+
+/** Gemini's `{model}:method` segment. */
+function modelCall(method: string): RouteSegment {
+  return { shown: `{model}:${method}`, pattern: new RegExp(`^${MODEL_NAME}:${method}$`) };
+}
+
+/**
+ * Gemini's routes under one API version: the generateContent family Gemini CLI calls through
+ * Google's SDK, and the model listing.
+ */
+function geminiRoutes(version: string): RelayRoute[] {
+  const calls = [
+    "generateContent",
+    "streamGenerateContent",
+    "countTokens",
+    "embedContent",
+    "batchEmbedContents",
+  ];
+  return [
+    ...calls.map((call) => ({
+      method: "POST" as const,
+      segments: [version, "models", modelCall(call)],
+    })),
+    { method: "GET", segments: [version, "models"] },
+    { method: "GET", segments: [version, "models", MODEL] },
+  ];
 }
 
 export interface RelayApi {
@@ -27,6 +74,13 @@ export interface RelayApi {
   readonly placeholderVariable: string;
   /** The start of a placeholder key: the shape of the API's keys, so a client takes it. */
   readonly placeholderPrefix: string;
+  /**
+   * The only requests the relay forwards, as the sandbox sends them (below the relay's root):
+   * the model API the agent needs, and the model listing, which costs nothing and shows no
+   * more than model names. Everything else the key could reach (files, batches, admin,
+   * fine-tuning) is refused, so the key cannot be used for it from inside the sandbox.
+   */
+  readonly routes: readonly RelayRoute[];
 }
 
 export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
@@ -40,6 +94,13 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     ],
     placeholderVariable: "ANTHROPIC_API_KEY",
     placeholderPrefix: "sk-ant-warden-placeholder-",
+    // Claude Code sends both POSTs with `?beta=true`; the query is not part of the route.
+    routes: [
+      { method: "POST", segments: ["v1", "messages"] },
+      { method: "POST", segments: ["v1", "messages", "count_tokens"] },
+      { method: "GET", segments: ["v1", "models"] },
+      { method: "GET", segments: ["v1", "models", MODEL] },
+    ],
   },
   openai: {
     baseVariable: "OPENAI_BASE_URL",
@@ -49,6 +110,14 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     keys: [{ variable: "OPENAI_API_KEY", auth: "bearer" }],
     placeholderVariable: "OPENAI_API_KEY",
     placeholderPrefix: "sk-warden-placeholder-",
+    // Below the upstream's /v1: Codex posts to /responses, compacts a long session through
+    // /responses/compact, and may list the models.
+    routes: [
+      { method: "POST", segments: ["responses"] },
+      { method: "POST", segments: ["responses", "compact"] },
+      { method: "GET", segments: ["models"] },
+      { method: "GET", segments: ["models", MODEL] },
+    ],
   },
   gemini: {
     baseVariable: "GOOGLE_GEMINI_BASE_URL",
@@ -60,6 +129,9 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     ],
     placeholderVariable: "GEMINI_API_KEY",
     placeholderPrefix: "warden-placeholder-",
+    // Google's SDK speaks v1beta unless GOOGLE_GENAI_API_VERSION names another version; v1
+    // has the same calls.
+    routes: [...geminiRoutes("v1beta"), ...geminiRoutes("v1")],
   },
 };
 
@@ -75,6 +147,12 @@ export function keyVariables(api: ApiKind): string[] {
   return RELAY_APIS[api].keys.map((key) => key.variable);
 }
 
+/** A route as docs and hints show it: `POST /v1/messages`. */
+export function routeText(route: RelayRoute): string {
+  const path = route.segments.map((s) => (typeof s === "string" ? s : s.shown)).join("/");
+  return `${route.method} /${path}`;
+}
+
 /** The credential variables in words: `A`, `A or B`, `A, B or C`. */
 export function keyVariablesText(api: ApiKind): string {
   const names = keyVariables(api);
@@ -85,6 +163,8 @@ export function keyVariablesText(api: ApiKind): string {
 /** Google's status names for the HTTP statuses the relay answers with itself. */
 const GOOGLE_STATUS: Readonly<Record<number, string>> = {
   400: "INVALID_ARGUMENT",
+  404: "NOT_FOUND",
+  405: "UNIMPLEMENTED",
   413: "INVALID_ARGUMENT",
   502: "UNAVAILABLE",
   504: "DEADLINE_EXCEEDED",

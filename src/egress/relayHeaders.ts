@@ -98,7 +98,9 @@ function passOn(
 
 /**
  * The headers of the upstream request: the client's, less every credential and hop-by-hop
- * header, with the real credential and the upstream's own Host added.
+ * header, with the real credential and the upstream's own Host added. The answer is asked for
+ * uncompressed: the relay scrubs the key from the answer's bytes, which it cannot do in a
+ * compressed body.
  */
 export function upstreamHeaders(
   incoming: IncomingHttpHeaders,
@@ -107,6 +109,7 @@ export function upstreamHeaders(
 ): OutgoingHttpHeaders {
   const out = passOn(incoming, isCredentialHeader);
   out.host = host;
+  out["accept-encoding"] = "identity";
   switch (auth.kind) {
     case "x-api-key":
       out["x-api-key"] = auth.key;
@@ -156,18 +159,4 @@ export function upstreamQuery(query: string): string {
     .split("&")
     .filter((part) => part !== "" && !CREDENTIAL_QUERY_PARAMS.includes(paramName(part)))
     .join("&");
-}
-
-/**
- * The upstream path of a request: the upstream URL's path prefix (without its trailing slash),
- * the request's path and its query less any credential parameter (see upstreamQuery); or
- * undefined when the request target is not a path (absolute-form or `*`), which the relay
- * refuses.
- */
-export function upstreamPath(prefix: string, requestTarget: string): string | undefined {
-  if (!requestTarget.startsWith("/")) return undefined;
-  const mark = requestTarget.indexOf("?");
-  const path = mark === -1 ? requestTarget : requestTarget.slice(0, mark);
-  const query = mark === -1 ? "" : upstreamQuery(requestTarget.slice(mark + 1));
-  return prefix.replace(/\/+$/, "") + path + (query === "" ? "" : `?${query}`);
 }

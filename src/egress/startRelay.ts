@@ -1,7 +1,8 @@
 // The host side of the sandbox's API base URL (ANTHROPIC_BASE_URL, OPENAI_BASE_URL or
 // GOOGLE_GEMINI_BASE_URL): an HTTP server on a unix socket that forwards each request to the
 // configured upstream with the real credential in place of whatever the sandbox sent, and
-// streams the answer back as it comes.
+// streams the answer back as it comes. Only the API's own paths are forwarded (relayTarget),
+// and the key never comes back in an answer (keyScrubber).
 import {
   Agent as HttpAgent,
   createServer,
@@ -13,16 +14,19 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
+import { RelayMethodNotAllowedError, type RelayRefusal } from "./errors.js";
+import { KeyScrubber } from "./keyScrubber.js";
 import { EGRESS_LIMITS } from "./limits.js";
 import { RELAY_APIS, relayErrorBody, type ApiKind } from "./relayApis.js";
 import {
+  authSecret,
   downstreamHeaders,
   relayAuth,
   upstreamHeaders,
-  upstreamPath,
   type RelayAuth,
 } from "./relayHeaders.js";
 import { checkPlaceholder, parseUpstream, type Upstream } from "./relaySettings.js";
+import { checkRelayTarget, upstreamPath } from "./relayTarget.js";
 import { closeServer, listenOn } from "./socketServer.js";
 
 export interface RelayOptions {
@@ -58,6 +62,7 @@ function reply(
   status: number,
   type: string,
   message: string,
+  extra: Readonly<Record<string, string>> = {},
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -65,6 +70,7 @@ function reply(
   }
   const body = JSON.stringify(relayErrorBody(api, status, type, message));
   res.writeHead(status, {
+    ...extra,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     connection: "close",
@@ -72,10 +78,29 @@ function reply(
   res.end(body);
 }
 
+/** The answer to a request the relay refuses before anything goes upstream. */
+function refuse(req: IncomingMessage, res: ServerResponse, api: ApiKind, refusal: RelayRefusal) {
+  // The body is not read: the connection closes after the answer.
+  req.resume();
+  const hint = refusal.hint === undefined ? "" : ` (${refusal.hint})`;
+  const allow: Record<string, string> =
+    refusal instanceof RelayMethodNotAllowedError ? { allow: refusal.allow.join(", ") } : {};
+  reply(res, api, refusal.status, refusal.type, `${refusal.message}${hint}`, allow);
+}
+
+/**
+ * Whether an answer's body is sent as it is. A compressed body could carry the key in a form
+ * the relay cannot see, so only an answer without a content coding is passed on.
+ */
+function isPlainBody(encoding: string | undefined): boolean {
+  return encoding === undefined || encoding.trim() === "" || encoding.trim() === "identity";
+}
+
 class Relay {
   readonly #api: ApiKind;
   readonly #upstream: Upstream;
   readonly #auth: RelayAuth;
+  readonly #scrubber: KeyScrubber;
   readonly #agent: HttpAgent;
   readonly #sockets = new Set<Socket>();
   readonly server: Server;
@@ -84,6 +109,7 @@ class Relay {
     this.#api = api;
     this.#upstream = upstream;
     this.#auth = auth;
+    this.#scrubber = new KeyScrubber(authSecret(auth));
     this.#agent =
       upstream.protocol === "https:"
         ? new HttpsAgent({ keepAlive: true })
@@ -107,11 +133,12 @@ class Relay {
   }
 
   #forward(req: IncomingMessage, res: ServerResponse): void {
-    const path = upstreamPath(this.#upstream.prefix, req.url ?? "");
-    if (path === undefined) {
-      reply(res, this.#api, 400, "invalid_request_error", "the request target is not a path");
+    const checked = checkRelayTarget(this.#api, req.method ?? "", req.url ?? "");
+    if (checked.kind === "refuse") {
+      refuse(req, res, this.#api, checked.refusal);
       return;
     }
+    const path = upstreamPath(this.#upstream.prefix, checked.target);
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > EGRESS_LIMITS.relayBodyBytes) {
       reply(
@@ -159,11 +186,21 @@ class Relay {
         answer.destroy();
         return;
       }
+      if (!isPlainBody(answer.headers["content-encoding"])) {
+        answer.destroy();
+        fail(
+          502,
+          "api_error",
+          "the API upstream sent a compressed answer, which the relay does not pass on",
+        );
+        return;
+      }
+      const scrub = this.#scrubber;
       try {
         res.writeHead(
           answer.statusCode ?? 502,
-          answer.statusMessage,
-          downstreamHeaders(answer.headers),
+          answer.statusMessage === undefined ? undefined : scrub.text(answer.statusMessage),
+          scrub.headers(downstreamHeaders(answer.headers)),
         );
       } catch {
         // Node refuses to send a status line or header it deems invalid; the upstream's
@@ -173,9 +210,10 @@ class Relay {
         return;
       }
       // The status and headers go out at once; each body chunk then goes out as it arrives,
-      // which is what keeps a server-sent event stream live.
+      // which is what keeps a server-sent event stream live. The scrubber holds back only bytes
+      // that may be the start of the key, never an event's closing blank line.
       res.flushHeaders();
-      pipeline(answer, res).catch(() => {
+      pipeline(answer, scrub.body(), res).catch(() => {
         done = true;
         upstream.destroy();
         res.destroy();
@@ -237,6 +275,8 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const upstream = parseUpstream(options.upstream ?? settings.defaultUpstream, api);
   const auth = relayAuth(options.auth ?? settings.keys[0].auth, options.apiKey);
   checkPlaceholder(options.placeholderKey, auth, api);
+  // The relay builds its key scrubber here, before listening: a key it cannot mark is refused
+  // up front.
   const relay = new Relay(api, upstream, auth);
   await relay.listen(options.socketPath);
   return { close: () => relay.close() };

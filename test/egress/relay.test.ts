@@ -15,8 +15,11 @@ import {
   relaySettingsFromEnv,
   sandboxEnv,
   startRelay,
+  checkRelayTarget,
   upstreamHeaders,
   upstreamPath,
+  upstreamQuery,
+  type CheckedTarget,
   type RelayOptions,
   type RunningRelay,
 } from "../../src/egress/index.js";
@@ -33,7 +36,10 @@ interface Seen {
   readonly bodyBytes: number;
 }
 
-/** A scripted API: records what it receives; /stream sends one event, then waits to be let go. */
+/**
+ * A scripted API: records what it receives. A request with `x-test-stream: hold` gets one
+ * event, and the rest of the stream once the test lets it go.
+ */
 function scriptedApi(): {
   server: ReturnType<typeof createServer>;
   seen: Seen[];
@@ -49,7 +55,7 @@ function scriptedApi(): {
     req.on("data", (chunk: Buffer) => (bodyBytes += chunk.length));
     req.on("end", () => {
       seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, bodyBytes });
-      if (req.url?.endsWith("/v1/stream") === true) {
+      if (req.headers["x-test-stream"] === "hold") {
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
         res.write("event: first\ndata: {}\n\n");
         void released.then(() => {
@@ -191,7 +197,7 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
   });
 
   test("the upstream URL's path prefix is kept before the request's path and query", async () => {
-    await send(port, "/v1/messages/count_tokens?x=1", { "x-api-key": PLACEHOLDER });
+    await send(port, "/v1/messages/count_tokens?x=1", { "x-api-key": PLACEHOLDER }, "{}");
     assert.equal(api.seen.at(-1)?.url, "/gateway/anthropic/v1/messages/count_tokens?x=1");
   });
 
@@ -202,9 +208,9 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
       const req = request({
         host: "127.0.0.1",
         port,
-        path: "/v1/stream",
+        path: "/v1/messages",
         method: "POST",
-        headers: { "x-api-key": PLACEHOLDER },
+        headers: { "x-api-key": PLACEHOLDER, "x-test-stream": "hold" },
       });
       req.end("{}");
       const [res] = (await once(req, "response")) as [IncomingMessage];
@@ -308,6 +314,7 @@ describe("the relay's other settings", () => {
         const req = request({
           socketPath,
           path: "/v1/messages",
+          method: "POST",
           headers: { "x-api-key": PLACEHOLDER },
         });
         req.on("response", (res) => {
@@ -521,8 +528,9 @@ describe("the relay in front of the OpenAI and Gemini APIs", () => {
         prefix: "/gateway/google/",
       },
       async (socketPath, api) => {
-        await sendTo(socketPath, "/v1beta/models?pageSize=5&pageToken=abc", {});
-        assert.equal(api.seen[0]?.url, "/gateway/google/v1beta/models?pageSize=5&pageToken=abc");
+        const model = "/v1beta/models/gemini-2.5-pro:generateContent";
+        await sendTo(socketPath, `${model}?pageSize=5&pageToken=abc`, {});
+        assert.equal(api.seen[0]?.url, `/gateway/google${model}?pageSize=5&pageToken=abc`);
       },
     );
   });
@@ -563,7 +571,7 @@ describe("the relay in front of the OpenAI and Gemini APIs", () => {
         placeholderKey: makePlaceholderKey("gemini"),
       },
       async (socketPath, api) => {
-        await sendTo(socketPath, "/v1beta/models", { "x-goog-api-key": "p" });
+        await sendTo(socketPath, "/v1beta/models/m:generateContent", { "x-goog-api-key": "p" });
         const seen = api.seen[0];
         assert.ok(seen);
         assert.equal(seen.headers.authorization, "Bearer gw-token");
@@ -738,32 +746,47 @@ describe("relay settings and headers, as pure functions", () => {
       { kind: "x-api-key", key: "K" },
       "api.example",
     );
-    assert.deepEqual(out, { "content-length": "2", host: "api.example", "x-api-key": "K" });
+    assert.deepEqual(out, {
+      "content-length": "2",
+      host: "api.example",
+      "accept-encoding": "identity",
+      "x-api-key": "K",
+    });
   });
 
-  test("a request target joins the prefix; absolute-form and * are not paths", () => {
-    assert.equal(upstreamPath("/gw/", "/v1/messages"), "/gw/v1/messages");
-    assert.equal(upstreamPath("", "/v1/messages?x"), "/v1/messages?x");
-    assert.equal(upstreamPath("/v1", "/responses"), "/v1/responses");
-    assert.equal(upstreamPath("/gw", "http://x/v1"), undefined);
-    assert.equal(upstreamPath("/gw", "*"), undefined);
+  test("a checked target joins the prefix; absolute-form and * are not paths", () => {
+    const target = (raw: string, method = "POST"): CheckedTarget => {
+      const checked = checkRelayTarget("anthropic", method, raw);
+      assert.equal(checked.kind, "forward", raw);
+      return (checked as { target: CheckedTarget }).target;
+    };
+    assert.equal(upstreamPath("/gw/", target("/v1/messages")), "/gw/v1/messages");
+    assert.equal(upstreamPath("", target("/v1/messages?x")), "/v1/messages?x");
+    assert.equal(upstreamPath("/v1", { path: "/responses", query: "" }), "/v1/responses");
+    assert.equal(checkRelayTarget("anthropic", "POST", "http://x/v1").kind, "refuse");
+    assert.equal(checkRelayTarget("anthropic", "OPTIONS", "*").kind, "refuse");
   });
 
   test("a query is passed on byte for byte, less every parameter that carries a credential", () => {
     const model = "/v1beta/models/gemini-2.5-pro:streamGenerateContent";
-    assert.equal(upstreamPath("", `${model}?alt=sse`), `${model}?alt=sse`);
-    assert.equal(upstreamPath("", `${model}?key=STOLEN&alt=sse`), `${model}?alt=sse`);
-    assert.equal(upstreamPath("", `${model}?alt=sse&key=STOLEN`), `${model}?alt=sse`);
-    assert.equal(upstreamPath("", `${model}?key=STOLEN`), model);
-    assert.equal(upstreamPath("", `${model}?KEY=a&%6Bey=b&ke%79&key`), model);
-    assert.equal(upstreamPath("", "/x?access_token=t&api_key=k&apikey=k&a=1"), "/x?a=1");
+    const path = (raw: string): string => {
+      const checked = checkRelayTarget("gemini", "POST", raw);
+      assert.equal(checked.kind, "forward", raw);
+      return upstreamPath("", (checked as { target: CheckedTarget }).target);
+    };
+    assert.equal(path(`${model}?alt=sse`), `${model}?alt=sse`);
+    assert.equal(path(`${model}?key=STOLEN&alt=sse`), `${model}?alt=sse`);
+    assert.equal(path(`${model}?alt=sse&key=STOLEN`), `${model}?alt=sse`);
+    assert.equal(path(`${model}?key=STOLEN`), model);
+    assert.equal(path(`${model}?KEY=a&%6Bey=b&ke%79&key`), model);
+    assert.equal(upstreamQuery("access_token=t&api_key=k&apikey=k&a=1"), "a=1");
     // Names that only contain `key` or `token` are not credentials; a key in a value is the
     // sandbox's own business.
     assert.equal(
-      upstreamPath("", "/x?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4"),
-      "/x?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4",
+      path(`${model}?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4`),
+      `${model}?pageToken=p&keyword=k&q=key%3Dv&a=%E0%A4`,
     );
-    assert.equal(upstreamPath("", "/x?%E0%A4=1&&a=b&"), "/x?%E0%A4=1&a=b");
+    assert.equal(upstreamQuery("%E0%A4=1&&a=b&"), "%E0%A4=1&a=b");
   });
 
   test("placeholders are fresh, shaped like each API's keys, and never overlap the key", () => {
