@@ -9,7 +9,7 @@ export const EXIT = {
   failed: 1,
   /** A usage error or a bad reference (an unknown or ambiguous id). */
   usage: 2,
-  /** A bound tripped (deadline, budget, turns, host_timeout) or a wait timed out. */
+  /** A bound tripped (deadline, budget, turns, time limit, memory, processes, disk) or a wait timed out. */
   bound: 3,
 } as const;
 

@@ -36,6 +36,7 @@ export interface TaskFlags {
   env?: string[];
   memory?: string;
   maxProcesses?: string;
+  disk?: string;
   prompt?: string;
   promptFile?: string;
   json?: boolean;
@@ -105,8 +106,18 @@ export function addTaskOptions(command: Command): Command {
       "pass the variable NAME of this environment to the agent (repeatable)",
       collect,
     )
-    .option("--memory <size>", "the sandbox's memory limit, such as 4G")
-    .option("--max-processes <n>", "the sandbox's process limit")
+    .option(
+      "--memory <size>",
+      "the sandbox's memory bound, /tmp and home included, such as 4G (default 4G; 0 for none)",
+    )
+    .option(
+      "--max-processes <n>",
+      "the sandbox's bound on processes and threads (default 1024; 0 for none)",
+    )
+    .option(
+      "--disk <size>",
+      "the workspace's bound on the host's disk, such as 20G (default 8G; 0 for none)",
+    )
     .option("--prompt <text>", "what the task is to do")
     .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
     .option("--json", "print one JSON object instead of text");
@@ -200,8 +211,9 @@ export async function taskInput(flags: TaskFlags, argv: string[]): Promise<Creat
   }
   if (flags.appendSystemPrompt !== undefined) input.appendSystemPrompt = flags.appendSystemPrompt;
   if (flags.agentProgram !== undefined) input.agentProgram = resolve(flags.agentProgram);
-  const limits: { memoryBytes?: number; processes?: number } = {};
+  const limits: { memoryBytes?: number; processes?: number; diskBytes?: number } = {};
   if (flags.memory !== undefined) limits.memoryBytes = parseBytes(flags.memory, "--memory");
+  if (flags.disk !== undefined) limits.diskBytes = parseBytes(flags.disk, "--disk");
   if (flags.maxProcesses !== undefined) {
     limits.processes = parseCount(flags.maxProcesses, "--max-processes");
   }

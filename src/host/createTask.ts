@@ -46,7 +46,7 @@ export interface CreateTaskInput {
   envNames?: string[];
   /** A duration ("2h") or a time; default 1 h. */
   deadline?: DeadlineInput;
-  limits?: { memoryBytes?: number; processes?: number };
+  limits?: { memoryBytes?: number; processes?: number; diskBytes?: number };
   labels?: Record<string, string>;
 }
 

@@ -6,6 +6,7 @@
 import { adapterFor, type AgentOutcome } from "../agents/index.js";
 import { cleanLine, cutText, type AgentName, type Result } from "../protocol/index.js";
 import type { StoppedBy, TerminalInput } from "../store/index.js";
+import type { SandboxBound } from "../sandbox/index.js";
 import type { BundleFacts } from "./verifyChanges.js";
 import type { StopReason } from "./stopTriggers.js";
 
@@ -18,7 +19,13 @@ export interface EndFacts {
   /** Why the host stopped the sandbox (not `interrupt`: that ends in no record at all). */
   stop: Exclude<StopReason, "interrupt"> | undefined;
   results: ResultFacts;
-  exit: { code: number | null; signal: string | null; outOfMemory: boolean };
+  exit: {
+    code: number | null;
+    signal: string | null;
+    outOfMemory: boolean;
+    /** The first bound the host saw the sandbox reach, whether or not it stopped it for that. */
+    bound: SandboxBound | null;
+  };
   /** The agent's timeout, for the message when it ran out. */
   timeoutSeconds: number | undefined;
   /** Which attach of the task this was. */
@@ -148,6 +155,21 @@ function claimProblem(base: string, result: Result, bundle: BundleFacts): string
   }
 }
 
+const MEMORY_ERROR =
+  "the sandbox ran out of memory; its /tmp and home are in memory too and count against --memory";
+
+/** Why a bound ended the task, with the flag that sets it. */
+function boundError(bound: SandboxBound): string {
+  switch (bound.bound) {
+    case "memory":
+      return `the sandbox reached ${bound.detail} and was stopped; its /tmp and home are in memory too and count against it (--memory)`;
+    case "processes":
+      return `the sandbox reached ${bound.detail} and was stopped; the kernel counts threads as processes (--max-processes)`;
+    case "disk":
+      return `the sandbox reached ${bound.detail} and was stopped (--disk)`;
+  }
+}
+
 /** Decides the terminal record of one attach. */
 export function decideEnd(facts: EndFacts): TerminalInput {
   switch (facts.stop) {
@@ -161,10 +183,15 @@ export function decideEnd(facts: EndFacts): TerminalInput {
         "the task ran past the host's time limit (its timeout plus the git steps) and was stopped",
         "host_timeout",
       );
+    case "bound":
     case "refused":
     case undefined:
       break;
   }
+  // A bound the host saw explains whatever came back after it, an archive cut short included.
+  const bound = facts.exit.bound;
+  if (bound !== null) return failed(facts, boundError(bound), bound.bound);
+  if (facts.exit.outOfMemory) return failed(facts, MEMORY_ERROR, "memory");
   const results = facts.results;
   if (results.kind === "refused") return failed(facts, results.error);
   const { result, bundle } = results;
@@ -172,7 +199,6 @@ export function decideEnd(facts: EndFacts): TerminalInput {
   if (problem !== undefined) return failed(facts, problem);
   if (result.error !== undefined)
     return failed(facts, `the sandbox reports: ${sandboxText(result.error)}`);
-  if (facts.exit.outOfMemory) return failed(facts, "the sandbox ran out of memory");
   if (result.timedOut) {
     const limit = facts.timeoutSeconds === undefined ? "" : ` of ${facts.timeoutSeconds} s`;
     return failed(facts, `the agent ran past its timeout${limit} and was stopped`, "host_timeout");

@@ -261,6 +261,11 @@ class TaskRun {
       },
     });
     this.#stops = stops;
+    sandbox.onBound((bound) => {
+      this.attachment.appendEvent("bound", { bound: bound.bound, detail: bound.detail });
+      this.#warn(`the sandbox reached ${bound.detail}`);
+      stops.trigger("bound");
+    });
 
     // Both streams are read at once: a runner blocked on a full stderr pipe would never finish
     // its archive, and one blocked on stdout would never write progress.
@@ -301,7 +306,12 @@ class TaskRun {
       base: spec.base,
       stop,
       results,
-      exit: { code: exit.code, signal: exit.signal, outOfMemory: exit.outOfMemory },
+      exit: {
+        code: exit.code,
+        signal: exit.signal,
+        outOfMemory: exit.outOfMemory,
+        bound: exit.bound,
+      },
       timeoutSeconds: host.guest.timeoutSeconds,
       attempt: this.attachment.attempt,
       sandbox: backend.name,
@@ -350,6 +360,7 @@ const STOP_WORDS: Record<StopReason, string> = {
   host_timeout: "the task ran past the host's time limit",
   interrupt: "warden was told to stop; the task can be run again with `warden start`",
   refused: "its results were refused",
+  bound: "it reached one of its bounds",
 };
 
 /**

@@ -35,6 +35,7 @@ const hostSettingsSchema = z
       .object({
         memoryBytes: z.number().int().min(0).optional(),
         processes: z.number().int().min(0).optional(),
+        diskBytes: z.number().int().min(0).optional(),
       })
       .strict()
       .optional(),

@@ -9,7 +9,11 @@ import { checkPathsExist } from "./checkPaths.js";
 import { findRunnerPid } from "./findRunner.js";
 import { probeBwrapHost, type BwrapHost, type BwrapHostOptions } from "./bwrapHost.js";
 import { probeCgroupHost, type CgroupHost, type CgroupHostOptions } from "./cgroupHost.js";
-import { SandboxStartError, SandboxUnavailableError } from "./errors.js";
+import { BoundUnavailableError, SandboxStartError, SandboxUnavailableError } from "./errors.js";
+import { grantAccess } from "./grantAccess.js";
+import { describeIdentity } from "./sandboxIdentity.js";
+import { DENIED_SYSCALLS } from "./syscallTable.js";
+import { diskBoundReached, mib, type SandboxBound } from "./sandboxBounds.js";
 import { planBwrap, type BwrapPlan } from "./planBwrap.js";
 import { planCgroup } from "./planCgroup.js";
 import { BLOCK_FD, INFO_FD, renderBwrap } from "./renderBwrap.js";
@@ -34,6 +38,17 @@ const USERNS_FIX =
   "allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), " +
   "or on Ubuntu 24.04 and later `sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an " +
   "AppArmor profile that lets bwrap use them";
+
+/** How to let warden bound a sandbox, or to ask for no bound. */
+export const BOUNDS_FIX =
+  "run warden as root, or in a cgroup delegated to you (`systemd-run --user --scope -p Delegate=yes warden ...`); " +
+  "or ask for no bound with `--memory 0` / `--max-processes 0`";
+
+/** The trial sandbox's program: it says whether the kernel applies a seccomp filter to it. */
+const TRIAL_SCRIPT = [
+  "const status = require('fs').readFileSync('/proc/self/status', 'utf8');",
+  "process.stdout.write(/^Seccomp:\\s+2$/m.test(status) ? 'ok filtered' : 'ok');",
+].join(" ");
 
 const TRIAL_FIX =
   "run `bwrap --unshare-all --unshare-user --uid 1000 --ro-bind / / true` to see bubblewrap's own " +
@@ -64,26 +79,50 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return text;
 }
 
-/** Reads bwrap's --info-fd report; null when bwrap ended without making the sandbox. */
+/**
+ * Reads bwrap's --info-fd report; null when bwrap ended without making the sandbox. The report
+ * is taken as soon as it parses, not at the end of the stream: a root warden's first stage and
+ * its waiter hold copies of the descriptor for as long as the sandbox runs.
+ */
 async function readChildPid(spawned: SpawnedCommand): Promise<number | null> {
   const info = spawned.fds.get(INFO_FD);
   if (info === undefined) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(null);
+  return new Promise<number | null>((resolve) => {
+    let text = "";
+    const finish = (pid: number | null): void => {
+      clearTimeout(timer);
+      info.off("data", onData);
+      info.off("end", onEnd);
+      info.off("close", onEnd);
+      resolve(pid);
+    };
+    const timer = setTimeout(() => {
+      finish(null);
     }, SANDBOX_LIMITS.setupMs);
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString("utf8");
+      const pid = childPidOf(text);
+      if (pid !== undefined) finish(pid);
+    };
+    const onEnd = (): void => {
+      finish(childPidOf(text) ?? null);
+    };
+    info.on("data", onData);
+    info.once("end", onEnd);
+    info.once("close", onEnd);
   });
-  const text = await Promise.race([readAll(info), timeout]);
-  clearTimeout(timer);
-  if (text === null) return null;
+}
+
+/** The child pid of a whole report; undefined while the report is still incomplete. */
+function childPidOf(text: string): number | null | undefined {
+  let parsed: { "child-pid"?: unknown };
   try {
-    const parsed = JSON.parse(text) as { "child-pid"?: unknown };
-    const pid = parsed["child-pid"];
-    return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+    parsed = JSON.parse(text) as { "child-pid"?: unknown };
   } catch {
-    return null;
+    return undefined;
   }
+  const pid = parsed["child-pid"];
+  return typeof pid === "number" && Number.isSafeInteger(pid) && pid > 0 ? pid : null;
 }
 
 function killQuietly(pid: number): void {
@@ -137,6 +176,13 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       return { ok: false, why: `${cleanLine(versionText)} is older than 0.8.0`, fix: INSTALL_FIX };
     }
     const trial = await this.trialRun();
+    if (trial === "no seccomp") {
+      return {
+        ok: false,
+        why: "a trial sandbox ran without its seccomp filter",
+        fix: "report this: bubblewrap took the filter but the kernel did not apply it",
+      };
+    }
     if (trial !== null) {
       const userns = /namespace|uid.map|Permission denied|Operation not permitted/i.test(trial);
       return { ok: false, why: trial, fix: userns ? USERNS_FIX : TRIAL_FIX };
@@ -145,10 +191,21 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     const limit = (what: string, site: CgroupHost["memory"]): string =>
       site.ok ? `${what} limits via cgroup v${site.version}` : `no ${what} limits (${site.why})`;
     const limits = `${limit("memory", cgroups.memory)}; ${limit("process", cgroups.pids)}`;
-    return { ok: true, detail: `${versionText} at ${bwrap}; a sandbox runs Node; ${limits}` };
+    const bounded = cgroups.memory.ok && cgroups.pids.ok;
+    const bounds = bounded
+      ? "every task has default bounds"
+      : `the default bounds cannot be applied here, so tasks need \`--memory 0 --max-processes 0\` to run: ${BOUNDS_FIX}`;
+    const filter = `a seccomp filter refuses ${DENIED_SYSCALLS.length} system calls`;
+    return {
+      ok: true,
+      detail: `${versionText} at ${bwrap}; ${describeIdentity(this.host.identity)}; ${filter}; ${limits}; ${bounds}`,
+    };
   }
 
-  /** Starts a real sandbox running `node -e`; null when it works, else what went wrong. */
+  /**
+   * Starts a real sandbox running `node -e`; null when it works and its seccomp filter is in
+   * force, "no seccomp" when it ran without it, else what went wrong.
+   */
   private async trialRun(): Promise<string | null> {
     const dir = await mkdtemp(join(tmpdir(), "warden-check-"));
     try {
@@ -159,17 +216,19 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         share: join(dir, "share"),
         workspace: join(dir, "workspace"),
         sockets: [],
-        runner: { program: process.execPath, args: ["-e", "process.stdout.write('ok')", "--"] },
+        runner: { program: process.execPath, args: ["-e", TRIAL_SCRIPT, "--"] },
         readOnlyBinds: [],
         env: {},
-        limits: {},
+        // The trial is of bubblewrap alone: the check reports the cgroups on their own.
+        limits: { memoryBytes: 0, processes: 0, diskBytes: 0 },
       });
       const [out, err, exit] = await Promise.all([
         readAll(sandbox.stdout),
         readAll(sandbox.stderr),
         sandbox.exit,
       ]);
-      if (exit.code === 0 && out === "ok") return null;
+      if (exit.code === 0 && out === "ok filtered") return null;
+      if (exit.code === 0 && out === "ok") return "no seccomp";
       return `a trial sandbox failed (exit ${String(exit.code ?? exit.signal)}): ${cleanLine(err.trim())}`;
     } catch (error) {
       return `a trial sandbox failed: ${cleanLine(error instanceof Error ? error.message : String(error))}`;
@@ -201,20 +260,14 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     }
     await checkPathsExist(request);
     const command = this.render(plan);
-    const warnings: string[] = [];
-    let cgroup: SandboxCgroup | null = null;
-    if (plan.limits.memoryBytes !== undefined || plan.limits.processes !== undefined) {
-      const cgroupPlan = planCgroup(plan.taskId, plan.limits, await this.cgroupHost());
-      warnings.push(...cgroupPlan.warnings);
-      const made = await SandboxCgroup.create(cgroupPlan);
-      warnings.push(...made.warnings);
-      if (!made.cgroup.empty) cgroup = made.cgroup;
-    }
+    const cgroup = await this.makeCgroup(plan);
     let spawned: SpawnedCommand;
     try {
+      await grantAccess(plan);
       spawned = await spawnCommand(command, { detached: false });
     } catch (error) {
       await cgroup?.remove();
+      if (error instanceof SandboxUnavailableError) throw error;
       throw new SandboxUnavailableError(
         `bubblewrap could not be run: ${cleanLine(String(error))}`,
         {
@@ -222,7 +275,10 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         },
       );
     }
-    for (const f of command.fds) if (f.role === "data") spawned.fds.get(f.fd)?.end(f.text);
+    for (const f of command.fds) {
+      if (f.role === "data") spawned.fds.get(f.fd)?.end(f.text);
+      if (f.role === "bytes") spawned.fds.get(f.fd)?.end(f.bytes);
+    }
     const initPid = await readChildPid(spawned);
     if (initPid === null) {
       killQuietly(spawned.pid);
@@ -239,14 +295,20 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       try {
         await cgroup.add(initPid);
       } catch (error) {
-        warnings.push(
-          `the sandbox's limits are not applied: joining its cgroup failed (${cleanLine(String(error))})`,
+        killQuietly(initPid);
+        killQuietly(spawned.pid);
+        await spawned.exited;
+        await cgroup.remove();
+        throw new BoundUnavailableError(
+          `the sandbox's bounds could not be applied: joining its cgroup failed (${cleanLine(String(error))})`,
+          { hint: BOUNDS_FIX },
         );
       }
     }
     // Let the runner start, now that everything it forks is inside the cgroup.
     const block = spawned.fds.get(BLOCK_FD);
     block?.end("go");
+    const { limits } = plan;
     const control = {
       findRunner: () => findRunnerPid(initPid),
       killAll: async () => {
@@ -255,12 +317,42 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         killQuietly(spawned.pid);
         await cgroup?.killAll();
       },
+      bounds: async (): Promise<SandboxBound | null> => {
+        if (limits.memoryBytes !== undefined && (await cgroup?.outOfMemory()) === true)
+          return { bound: "memory", detail: `the memory bound of ${mib(limits.memoryBytes)}` };
+        if (limits.processes !== undefined && (await cgroup?.processLimitReached()) === true)
+          return { bound: "processes", detail: `the bound of ${limits.processes} processes` };
+        if (limits.diskBytes !== undefined)
+          return diskBoundReached(request.workspace, limits.diskBytes);
+        return null;
+      },
       cleanup: async () => {
         if (cgroup === null) return { outOfMemory: false, warnings: [] };
         const outOfMemory = await cgroup.outOfMemory();
         return { outOfMemory, warnings: await cgroup.remove() };
       },
     };
-    return new StartedSandbox(spawned, warnings, control);
+    return new StartedSandbox(spawned, [], control);
+  }
+
+  /**
+   * The sandbox's cgroup with its memory and process bounds; null when it has neither. A bound
+   * this host cannot apply is an error, never a silent downgrade.
+   */
+  private async makeCgroup(plan: BwrapPlan): Promise<SandboxCgroup | null> {
+    if (plan.limits.memoryBytes === undefined && plan.limits.processes === undefined) return null;
+    const cgroupPlan = planCgroup(plan.taskId, plan.limits, await this.cgroupHost());
+    if (cgroupPlan.unavailable.length > 0) {
+      throw new BoundUnavailableError(
+        `this machine cannot apply ${cgroupPlan.unavailable.join("; ")}`,
+        { hint: BOUNDS_FIX },
+      );
+    }
+    const made = await SandboxCgroup.create(cgroupPlan);
+    if (made.warnings.length > 0) {
+      await made.cgroup.remove();
+      throw new BoundUnavailableError(made.warnings.join("; "), { hint: BOUNDS_FIX });
+    }
+    return made.cgroup;
   }
 }

@@ -3,6 +3,9 @@ import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSyn
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { findPackageRoot, packageFiles } from "./packageRoot.js";
+import { seccompArch } from "./seccompFilter.js";
+import { probeSandboxIdentity, type SandboxIdentity } from "./sandboxIdentity.js";
+import type { SeccompArch } from "./syscallTable.js";
 
 /** A top-level system directory: bound read-only, or recreated as the host's symlink. */
 export type SystemDir =
@@ -20,6 +23,14 @@ export interface BwrapHost {
   nodeDir: string;
   /** warden's own files to bind read-only (see packageFiles). */
   packageFiles: string[];
+  /** Which host user the sandbox runs as. */
+  identity: SandboxIdentity;
+  /** setpriv's absolute path (util-linux): how a root warden drops to the sandbox's uid. */
+  setpriv: string | null;
+  /** coreutils' timeout, the waiter a root warden's sandboxes start through. */
+  timeout: string | null;
+  /** The architecture the seccomp filter is built for; null where warden has no filter. */
+  arch: SeccompArch | null;
 }
 
 /** The top-level directories programs load from. Each is bound or symlinked as on the host. */
@@ -85,6 +96,8 @@ export interface BwrapHostOptions {
   packageRoot?: string;
   /** The Node runtime the runner runs on; by default this process's. */
   nodePath?: string;
+  /** The sandbox's host user; by default from this process's uid and WARDEN_SANDBOX_UID. */
+  identity?: SandboxIdentity;
 }
 
 /** Reads the host's layout: a few lstat calls, done once per backend. */
@@ -97,5 +110,9 @@ export function probeBwrapHost(options: BwrapHostOptions = {}): BwrapHost {
     etcEntries: ETC_ENTRIES.filter((p) => existsSync(p)),
     nodeDir: dirname(realpathSync(options.nodePath ?? process.execPath)),
     packageFiles: root === null ? [] : packageFiles(root),
+    identity: options.identity ?? probeSandboxIdentity(),
+    setpriv: findProgram("setpriv"),
+    timeout: findProgram("timeout"),
+    arch: seccompArch(),
   };
 }

@@ -24,3 +24,17 @@ export class SandboxStartError extends WardenError {
     super("SANDBOX_START_FAILED", message, options);
   }
 }
+
+/** A sandbox uid or gid that cannot be used: root's, malformed, or one warden cannot switch to. */
+export class BadSandboxIdentityError extends WardenError {
+  constructor(message: string, options: WardenErrorOptions = {}) {
+    super("BAD_SANDBOX_IDENTITY", message, options);
+  }
+}
+
+/** A bound in force (a default or one asked for) that this machine cannot apply. */
+export class BoundUnavailableError extends WardenError {
+  constructor(message: string, options: WardenErrorOptions = {}) {
+    super("BOUND_UNAVAILABLE", message, options);
+  }
+}

@@ -39,4 +39,15 @@ export { probeBwrapHost, type BwrapHost, type SystemDir } from "./bwrapHost.js";
 export { probeCgroupHost, type CgroupHost, type CgroupSite } from "./cgroupHost.js";
 export { planCgroup, type CgroupPlan } from "./planCgroup.js";
 export { SANDBOX_LIMITS } from "./sandboxLimits.js";
+export { SANDBOX_BOUNDS, type SandboxBound, type SandboxBoundName } from "./sandboxBounds.js";
+export { BoundUnavailableError, BadSandboxIdentityError } from "./errors.js";
+export {
+  sandboxIdentity,
+  probeSandboxIdentity,
+  describeIdentity,
+  SANDBOX_UID_VARIABLE,
+  type SandboxIdentity,
+} from "./sandboxIdentity.js";
+export { DENIED_SYSCALLS, type DeniedSyscall, type SeccompArch } from "./syscallTable.js";
+export { seccompBytes, seccompArch, type SeccompPlan } from "./seccompFilter.js";
 export { SANDBOX_PATHS, RUNNER_FLAGS, RUNNER_ENV } from "./sandboxPaths.js";

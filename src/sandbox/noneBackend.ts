@@ -92,8 +92,8 @@ export class NoneBackend implements SandboxBackend<NonePlan> {
       );
     }
     const warnings = [NOT_ISOLATED_WARNING];
-    if (plan.limits.memoryBytes !== undefined || plan.limits.processes !== undefined) {
-      warnings.push("the sandbox `none` applies no memory or process limits");
+    if (Object.keys(plan.limits).length > 0) {
+      warnings.push("the sandbox `none` applies no memory, process or disk bounds");
     }
     const stderr = new PassThrough();
     stderr.write(`warden: ${NOT_ISOLATED_WARNING}\n`);
@@ -101,6 +101,7 @@ export class NoneBackend implements SandboxBackend<NonePlan> {
     const pid = spawned.pid;
     const control = {
       findRunner: () => Promise.resolve(pid),
+      bounds: () => Promise.resolve(null),
       killAll: () => {
         signalGroup(pid, "SIGKILL");
         return Promise.resolve();

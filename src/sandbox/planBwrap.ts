@@ -1,5 +1,9 @@
 // The bwrap plan: a pure function from a request and the host's layout to a typed sandbox.
-import type { BwrapHost } from "./bwrapHost.js";
+import type { BwrapHost, SystemDir } from "./bwrapHost.js";
+import { SandboxUnavailableError } from "./errors.js";
+import { DENIED_SYSCALLS } from "./syscallTable.js";
+import type { SeccompPlan } from "./seccompFilter.js";
+import type { SandboxIdentity } from "./sandboxIdentity.js";
 import { SANDBOX_LIMITS } from "./sandboxLimits.js";
 import { RUNNER_ENV, RUNNER_FLAGS, SANDBOX_PATHS, socketFileName } from "./sandboxPaths.js";
 import {
@@ -24,6 +28,31 @@ export type BwrapMount =
   | { op: "remount-ro"; dest: string };
 
 /**
+ * How a root warden starts a sandbox as the dedicated uid. bubblewrap run by an ordinary user
+ * resolves every bind source as that user, and the task's files sit in root's 0700 directories.
+ * So a first, privileged bwrap makes a mount namespace holding only the system directories and
+ * each bind source at STAGE_DIR/<n>; setpriv then drops to the sandbox's uid, and the sandbox's
+ * own bwrap binds from there. Nothing of the sandbox ever runs as root.
+ */
+export interface BwrapStage {
+  setpriv: string;
+  /** coreutils' `timeout`, as a waiter between stage 1 and setpriv (see renderStage). */
+  waiter: string;
+  systemDirs: SystemDir[];
+  binds: { src: string; at: string; writable: boolean }[];
+}
+
+/** What the host hands to the sandbox's uid before the start: owner set to the identity. */
+export interface BwrapGrant {
+  path: string;
+  /** The share: its files too. The workspace and sockets: the entry itself. */
+  recursive: boolean;
+}
+
+/** Where stage 1 shows the bind sources, inside its own mount namespace only. */
+export const STAGE_DIR = "/stage";
+
+/**
  * A bwrap sandbox. What never varies (every namespace unshared, no capabilities, die with the
  * parent, a new session, a cleared environment) is not a field: render always emits it.
  */
@@ -32,8 +61,18 @@ export interface BwrapPlan {
   /** bwrap's path; "bwrap" when it was not found, which start() refuses. */
   bwrap: string;
   taskId: string;
+  /** The uid and gid inside. */
   uid: number;
   gid: number;
+  /** The host user those are. */
+  identity: SandboxIdentity;
+  /** Present exactly when the identity is a dedicated uid (warden runs as root). */
+  stage: BwrapStage | null;
+  /** Paths the sandbox's uid must own; empty when the sandbox is warden's own user. */
+  grants: BwrapGrant[];
+  /** Staged read-only sources the sandbox's uid must be able to read as any other user. */
+  readable: string[];
+  seccomp: SeccompPlan;
   hostname: string;
   mounts: BwrapMount[];
   env: Record<string, string>;
@@ -129,6 +168,12 @@ function sharedBinds(request: SandboxRequest, host: BwrapHost): BwrapMount[] {
  */
 export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
   checkRequest(request, host);
+  if (host.arch === null) {
+    throw new SandboxUnavailableError(
+      `warden has no seccomp filter for this machine's architecture (${process.arch})`,
+      { hint: "run warden on x86-64 or arm64 Linux; a sandbox never runs without its filter" },
+    );
+  }
   const { uid, gid } = SANDBOX_LIMITS;
   const mounts: BwrapMount[] = [{ op: "tmpfs", dest: "/", mode: 0o755, sizeBytes: null }];
   for (const dir of host.systemDirs) {
@@ -164,14 +209,28 @@ export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
     mounts.push({ op: "ro-bind", src: socket.path, dest });
   }
   mounts.push({ op: "remount-ro", dest: "/dev" }, { op: "remount-ro", dest: "/" });
+  const dedicated = host.identity.kind === "dedicated";
+  const staged = dedicated ? stageMounts(mounts, host) : null;
+  const grants: BwrapGrant[] = dedicated
+    ? [
+        { path: request.share, recursive: true },
+        { path: request.workspace, recursive: false },
+        ...request.sockets.map((s) => ({ path: s.path, recursive: false })),
+      ]
+    : [];
   return {
     backend: "bwrap",
     bwrap: host.bwrap ?? "bwrap",
     taskId: request.taskId,
     uid,
     gid,
+    identity: host.identity,
+    stage: staged?.stage ?? null,
+    grants,
+    readable: staged?.readable.filter((p) => !grants.some((g) => g.path === p)) ?? [],
+    seccomp: { arch: host.arch, denied: DENIED_SYSCALLS.map((d) => d.name) },
     hostname: HOSTNAME,
-    mounts,
+    mounts: staged?.mounts ?? mounts,
     env: {
       ...bwrapBaseEnv(host.nodeDir),
       ...(request.sockets.length > 0 ? { [RUNNER_ENV.sockets]: SANDBOX_PATHS.sockets } : {}),
@@ -180,5 +239,61 @@ export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
     cwd: SANDBOX_PATHS.workspace,
     command: runnerCommand(request),
     limits: activeLimits(request.limits),
+  };
+}
+
+/** Whether stage 1 shows `path` at its own path: a system directory or a file of /etc. */
+function inStageRoot(path: string, host: BwrapHost): boolean {
+  if (isSameOrUnder(path, "/etc")) return true;
+  return host.systemDirs.some((d) => d.kind === "dir" && isSameOrUnder(path, d.path));
+}
+
+/**
+ * Pure: the stage that shows every bind source outside the system directories at
+ * STAGE_DIR/<n>, and the sandbox's mounts rewritten to bind from there.
+ */
+function stageMounts(
+  mounts: BwrapMount[],
+  host: BwrapHost,
+): { stage: BwrapStage; mounts: BwrapMount[]; readable: string[] } {
+  if (host.timeout === null) {
+    throw new SandboxUnavailableError("coreutils' timeout is not installed", {
+      hint: "install coreutils",
+    });
+  }
+  if (host.setpriv === null) {
+    throw new SandboxUnavailableError(
+      `setpriv is not installed: warden runs as root and needs it to start sandboxes as uid ${host.identity.uid}`,
+      { hint: "install util-linux (`apt-get install util-linux`), which has setpriv" },
+    );
+  }
+  // A missing bwrap is refused by start() with what to install.
+  for (const [what, path] of [
+    ["setpriv", host.setpriv],
+    ["timeout", host.timeout],
+    ["bwrap", host.bwrap],
+  ] as const) {
+    if (path !== null && !inStageRoot(path, host)) {
+      throw new SandboxUnavailableError(
+        `${what} is at ${path}, outside the system directories a root warden starts sandboxes from`,
+        { hint: `install ${what} under /usr (your distribution's package does)` },
+      );
+    }
+  }
+  const binds: BwrapStage["binds"] = [];
+  const readable: string[] = [];
+  const rewritten = mounts.map((mount): BwrapMount => {
+    if ((mount.op !== "ro-bind" && mount.op !== "bind") || inStageRoot(mount.src, host)) {
+      return mount;
+    }
+    const at = `${STAGE_DIR}/${binds.length}`;
+    binds.push({ src: mount.src, at, writable: mount.op === "bind" });
+    if (mount.op === "ro-bind") readable.push(mount.src);
+    return { ...mount, src: at };
+  });
+  return {
+    stage: { setpriv: host.setpriv, waiter: host.timeout, systemDirs: host.systemDirs, binds },
+    mounts: rewritten,
+    readable,
   };
 }

@@ -17,8 +17,11 @@ export interface CgroupDir {
 
 export interface CgroupPlan {
   dirs: CgroupDir[];
-  /** Each asked-for limit that this host cannot apply, in words the host can show. */
-  warnings: string[];
+  /**
+   * Each bound in force that this host cannot apply, in words the host can show. A plan with
+   * any is never started: a bound is never silently dropped.
+   */
+  unavailable: string[];
 }
 
 function mib(bytes: number): string {
@@ -27,12 +30,12 @@ function mib(bytes: number): string {
 
 /**
  * Plans `warden-<taskId>` cgroups: one directory holding both limits on cgroup v2, one per
- * controller on v1. A limit the host cannot apply is a warning, never silently dropped.
+ * controller on v1. A bound the host cannot apply is named in `unavailable`, and the sandbox is not started.
  */
 export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHost): CgroupPlan {
   const name = `warden-${taskId}`;
   const dirs = new Map<string, CgroupDir>();
-  const warnings: string[] = [];
+  const unavailable: string[] = [];
   const dirFor = (version: 1 | 2, parent: string): CgroupDir => {
     const path = `${parent}/${name}`;
     let dir = dirs.get(path);
@@ -45,7 +48,7 @@ export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHo
   if (limits.memoryBytes !== undefined && limits.memoryBytes > 0) {
     const site = host.memory;
     if (!site.ok) {
-      warnings.push(`the memory limit of ${mib(limits.memoryBytes)} is not applied: ${site.why}`);
+      unavailable.push(`the memory bound of ${mib(limits.memoryBytes)}: ${site.why}`);
     } else {
       const bytes = String(limits.memoryBytes);
       const settings: CgroupSetting[] =
@@ -65,7 +68,7 @@ export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHo
   if (limits.processes !== undefined && limits.processes > 0) {
     const site = host.pids;
     if (!site.ok) {
-      warnings.push(`the limit of ${limits.processes} processes is not applied: ${site.why}`);
+      unavailable.push(`the bound of ${limits.processes} processes: ${site.why}`);
     } else {
       dirFor(site.version, site.parent).settings.push({
         file: "pids.max",
@@ -74,5 +77,5 @@ export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHo
       });
     }
   }
-  return { dirs: [...dirs.values()], warnings };
+  return { dirs: [...dirs.values()], unavailable };
 }

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import type { SandboxCommand } from "./sandboxCommand.js";
 import { RUNNER_ENV, RUNNER_FLAGS } from "./sandboxPaths.js";
 import {
-  activeLimits,
   checkRequest,
   type SandboxLimits,
   type SandboxRequest,
@@ -36,7 +35,10 @@ export interface NonePlan {
   env: Record<string, string>;
   cwd: string;
   command: { program: string; args: string[] };
-  /** Asked for but never applied by this backend; start() says so in its warnings. */
+  /**
+   * The bounds the user asked for by name (not the defaults): never applied by this backend,
+   * and start() says so in its warnings.
+   */
   limits: SandboxLimits;
 }
 
@@ -47,6 +49,12 @@ export const NOT_ISOLATED_WARNING =
   "for development, with agents and repositories you trust.";
 
 const SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+function askedLimits(limits: SandboxLimits): SandboxLimits {
+  return Object.fromEntries(
+    Object.entries(limits).filter(([, value]) => typeof value === "number" && value > 0),
+  );
+}
 
 export function planNone(request: SandboxRequest, host: NoneHost): NonePlan {
   checkRequest(request, host);
@@ -84,7 +92,7 @@ export function planNone(request: SandboxRequest, host: NoneHost): NonePlan {
     },
     cwd: request.workspace,
     command: { program: request.runner.program, args },
-    limits: activeLimits(request.limits),
+    limits: askedLimits(request.limits),
   };
 }
 

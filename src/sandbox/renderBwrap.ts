@@ -1,6 +1,8 @@
 // Renders a bwrap plan into bwrap's argv: pure, and never a shell string.
-import type { BwrapMount, BwrapPlan } from "./planBwrap.js";
+import type { SystemDir } from "./bwrapHost.js";
+import { STAGE_DIR, type BwrapMount, type BwrapPlan, type BwrapStage } from "./planBwrap.js";
 import type { SandboxCommand, SandboxFd } from "./sandboxCommand.js";
+import { seccompBytes } from "./seccompFilter.js";
 
 /** bwrap writes the sandbox's first pid here; see SandboxFd. */
 export const INFO_FD = 3;
@@ -67,6 +69,80 @@ function renderEnv(env: Record<string, string>, nextFd: () => number, fds: Sandb
   return ["--args", String(fd)];
 }
 
+function renderSystemDir(dir: SystemDir): string[] {
+  return dir.kind === "dir"
+    ? ["--ro-bind", dir.path, dir.path]
+    : ["--symlink", dir.target, dir.path];
+}
+
+/**
+ * The privileged first stage of a root warden (see BwrapStage): a mount namespace of the system
+ * directories, /etc, the host's /proc (a fresh one may only be mounted where a whole one is in
+ * view) and the staged sources; then setpriv drops to the sandbox's uid, with no supplementary
+ * group, and runs the sandbox's bwrap.
+ *
+ * Between them stands `timeout 0` (no time limit), a waiter that keeps CAP_KILL. The kernel
+ * sends a parent-death signal as if from the dying parent, and stage 1's bwrap has no
+ * capabilities left to signal another uid: without a parent that may, the sandbox's bwrap would
+ * outlive a killed warden. The chain is warden, stage 1, the waiter, setpriv then the
+ * sandbox's bwrap, each dying with the one before. setpriv loses every capability with the uid.
+ */
+function renderStage(stage: BwrapStage, plan: BwrapPlan): string[] {
+  return [
+    "--die-with-parent",
+    "--cap-add",
+    "CAP_SETUID",
+    "--cap-add",
+    "CAP_SETGID",
+    "--cap-add",
+    "CAP_KILL",
+    "--tmpfs",
+    "/",
+    ...stage.systemDirs.flatMap(renderSystemDir),
+    "--ro-bind",
+    "/etc",
+    "/etc",
+    "--bind",
+    "/proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    // The sandbox's bwrap builds its root on a tmpfs it mounts at /tmp.
+    "--perms",
+    "0755",
+    "--dir",
+    "/tmp",
+    "--perms",
+    "0755",
+    "--dir",
+    STAGE_DIR,
+    ...stage.binds.flatMap((b) => [b.writable ? "--bind" : "--ro-bind", b.src, b.at]),
+    "--remount-ro",
+    "/",
+    "--",
+    stage.waiter,
+    "0",
+    stage.setpriv,
+    "--reuid",
+    String(plan.identity.uid),
+    "--regid",
+    String(plan.identity.gid),
+    "--clear-groups",
+    // Set after the change of uid, which clears any set before it.
+    "--pdeathsig",
+    "SIGKILL",
+    "--",
+    plan.bwrap,
+  ];
+}
+
+/** The filter goes in as a descriptor: bwrap loads it just before it runs the runner. */
+function renderSeccomp(plan: BwrapPlan, nextFd: () => number, fds: SandboxFd[]): string[] {
+  const fd = nextFd();
+  fds.push({ fd, role: "bytes", bytes: seccompBytes(plan.seccomp) });
+  return ["--seccomp", String(fd)];
+}
+
 export function renderBwrap(plan: BwrapPlan): SandboxCommand {
   const fds: SandboxFd[] = [
     { fd: INFO_FD, role: "info" },
@@ -87,6 +163,7 @@ export function renderBwrap(plan: BwrapPlan): SandboxCommand {
     "--block-fd",
     String(BLOCK_FD),
     ...plan.mounts.flatMap((m) => renderMount(m, nextFd, fds)),
+    ...renderSeccomp(plan, nextFd, fds),
     "--clearenv",
     ...renderEnv(plan.env, nextFd, fds),
     "--chdir",
@@ -95,6 +172,7 @@ export function renderBwrap(plan: BwrapPlan): SandboxCommand {
     plan.command.program,
     ...plan.command.args,
   ];
+  const stage = plan.stage === null ? [] : renderStage(plan.stage, plan);
   // bwrap itself needs no environment: the sandbox's is set by the flags above.
-  return { program: plan.bwrap, args, env: {}, cwd: "/", fds };
+  return { program: plan.bwrap, args: [...stage, ...args], env: {}, cwd: "/", fds };
 }

@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import type { BwrapPlan } from "./planBwrap.js";
 import type { NonePlan } from "./planNone.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
+import type { SandboxBound } from "./sandboxBounds.js";
 import type { SandboxRequest } from "./sandboxRequest.js";
 
 export type SandboxName = "bwrap" | "none";
@@ -21,6 +22,8 @@ export interface SandboxExit {
   signal: NodeJS.Signals | null;
   /** The kernel killed a process of the sandbox for going over its memory limit. */
   outOfMemory: boolean;
+  /** The first bound the host saw the sandbox reach, if any. */
+  bound: SandboxBound | null;
 }
 
 export interface RunningSandbox {
@@ -39,6 +42,11 @@ export interface RunningSandbox {
    * to everything in the sandbox. Settles when nothing of the sandbox runs any more.
    */
   stop(graceMs: number): Promise<void>;
+  /**
+   * Calls `listener` once, as soon as the host sees the sandbox reach one of its bounds (memory,
+   * processes, disk); the host then stops it. Never called for a sandbox without bounds.
+   */
+  onBound(listener: (bound: SandboxBound) => void): void;
 }
 
 export interface SandboxBackend<P extends SandboxPlan = SandboxPlan> {

@@ -109,6 +109,16 @@ export class SandboxCgroup {
     return false;
   }
 
+  /** Whether a fork or clone of the sandbox failed for want of a process under pids.max. */
+  async processLimitReached(): Promise<boolean> {
+    for (const dir of this.dirs) {
+      const text = await readFile(join(dir.path, "pids.events"), "utf8").catch(() => "");
+      const hits = /^max (\d+)$/m.exec(text);
+      if (hits !== null && Number(hits[1]) > 0) return true;
+    }
+    return false;
+  }
+
   /**
    * Removes the directories once empty. A killed process leaves its cgroup a moment after its
    * exit is reported, so this retries for a while, then gives up and says which remain.

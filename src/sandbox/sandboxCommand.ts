@@ -7,6 +7,8 @@
 export type SandboxFd =
   /** Generated file contents, written and closed at once (bwrap reads it to the end). */
   | { fd: number; role: "data"; text: string }
+  /** Generated binary contents (the seccomp program), written and closed at once. */
+  | { fd: number; role: "bytes"; bytes: Uint8Array }
   /** bwrap writes what it made (the sandbox's first process) here, then closes it. */
   | { fd: number; role: "info" }
   /** bwrap waits for one byte here before it runs the runner, so limits apply from its start. */

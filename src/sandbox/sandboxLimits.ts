@@ -5,6 +5,13 @@ const GiB = 1024 * MiB;
 
 export const SANDBOX_LIMITS = {
   /**
+   * The host uid and gid of every sandbox when warden runs as root (WARDEN_SANDBOX_UID changes
+   * it). 0x70000000 is above the ranges distributions give to users, services and containers
+   * (systemd's container range ends just below it) and below 2^31, which some tools read as
+   * negative: no file or process of the host belongs to it.
+   */
+  dedicatedUid: 1_879_048_192,
+  /**
    * The uid and gid the runner has inside bwrap. Never 0: a sandboxed root (even one without
    * capabilities in the parent namespace) owns its mount namespace and could remount the
    * read-only binds writable. 1000 is the first ordinary user on most distributions, so tools
@@ -12,7 +19,34 @@ export const SANDBOX_LIMITS = {
    */
   uid: 1000,
   gid: 1000,
-  /** /tmp inside bwrap is RAM-backed; this bounds it when no memory limit applies. */
+  /**
+   * The bounds every task has unless it asks otherwise (0 asks for none). A laptop can bear a
+   * few tasks at these at once; a build that needs more says so with --memory, --max-processes
+   * or --disk.
+   */
+  defaults: {
+    /** All memory of the sandbox's processes, its RAM-backed /tmp and home included. */
+    memoryBytes: 4 * GiB,
+    /** Processes and threads together, as the kernel counts them. */
+    processes: 1024,
+    /** The workspace on the host's disk: the clone, the build, what the agent writes. */
+    diskBytes: 8 * GiB,
+  },
+  /**
+   * Files and directories a workspace may hold. Empty files take no disk blocks, so a bound on
+   * bytes alone would let a task use up the host file system's inodes.
+   */
+  diskFiles: 2_000_000,
+  /** How often the host measures the workspace and reads the cgroups' events. */
+  boundPollMs: 1_000,
+  /**
+   * A measurement of the workspace that takes longer than this is abandoned: the next one
+   * starts from scratch. A workspace within its file bound is read in well under this.
+   */
+  measureMs: 30_000,
+  /** The smallest disk bound accepted: a clone and a commit need a few MiB. */
+  minDiskBytes: 16 * MiB,
+  /** /tmp inside bwrap is RAM-backed and counts against memory; never larger than this. */
   tmpBytes: 2 * GiB,
   /** The tmpfs home: agent settings and package caches, also RAM-backed. */
   homeBytes: 1 * GiB,

@@ -12,13 +12,21 @@ export interface SandboxSocket {
   name: string;
 }
 
-/** Resource bounds. Absent or 0 means no bound, as in the settings. */
+/**
+ * Resource bounds. Absent means the default bound (SANDBOX_LIMITS.defaults); 0 means none, which
+ * only the user may ask for.
+ */
 export interface SandboxLimits {
   /** All memory of every process in the sandbox together, tmpfs pages included. */
   memoryBytes?: number;
   /** How many processes may exist at once; the kernel counts each thread as one. */
   processes?: number;
+  /** The workspace's size on the host's disk. */
+  diskBytes?: number;
 }
+
+/** The bounds in force: a field is absent exactly when the user asked for no such bound. */
+export type ActiveLimits = SandboxLimits;
 
 export interface SandboxRequest {
   /** Names the sandbox's temporary directories and cgroups: letters, digits, `-` and `_`. */
@@ -184,13 +192,15 @@ export function checkRequest(request: SandboxRequest, host: RequestHost): void {
   }
   checkLimit("memory", request.limits.memoryBytes, SANDBOX_LIMITS.minMemoryBytes);
   checkLimit("process", request.limits.processes, SANDBOX_LIMITS.minProcesses);
+  checkLimit("disk", request.limits.diskBytes, SANDBOX_LIMITS.minDiskBytes);
 }
 
-/** The limits that are set, with 0 read as none. */
-export function activeLimits(limits: SandboxLimits): { memoryBytes?: number; processes?: number } {
-  const out: { memoryBytes?: number; processes?: number } = {};
-  if (limits.memoryBytes !== undefined && limits.memoryBytes > 0)
-    out.memoryBytes = limits.memoryBytes;
-  if (limits.processes !== undefined && limits.processes > 0) out.processes = limits.processes;
+/** The bounds in force: the default where none was given, nothing where 0 was. */
+export function activeLimits(limits: SandboxLimits): ActiveLimits {
+  const out: ActiveLimits = {};
+  for (const key of ["memoryBytes", "processes", "diskBytes"] as const) {
+    const value = limits[key] ?? SANDBOX_LIMITS.defaults[key];
+    if (value > 0) out[key] = value;
+  }
   return out;
 }

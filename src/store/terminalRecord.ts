@@ -6,8 +6,19 @@ import { TASK_ID } from "../protocol/index.js";
 export const TERMINAL_STATES = ["succeeded", "failed", "cancelled"] as const;
 export type TerminalState = (typeof TERMINAL_STATES)[number];
 
-/** The bound that ended a failed task, when one did. */
-export const STOPPED_BY = ["deadline", "budget", "turns", "host_timeout"] as const;
+/**
+ * The bound that ended a failed task, when one did: the task's time, the agent's own budget and
+ * turns, or one of the sandbox's bounds as the host saw it (memory, processes, disk).
+ */
+export const STOPPED_BY = [
+  "deadline",
+  "budget",
+  "turns",
+  "host_timeout",
+  "memory",
+  "processes",
+  "disk",
+] as const;
 export type StoppedBy = (typeof STOPPED_BY)[number];
 
 const cancelRequestSchema = z

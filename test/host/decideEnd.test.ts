@@ -38,7 +38,7 @@ function facts(over: Partial<EndFacts> = {}): EndFacts {
       result: result(),
       bundle: { kind: "verified", head: HEAD, commits: 2 },
     },
-    exit: { code: 0, signal: null, outOfMemory: false },
+    exit: { code: 0, signal: null, outOfMemory: false, bound: null },
     timeoutSeconds: undefined,
     attempt: 1,
     sandbox: "bwrap",
@@ -209,9 +209,13 @@ test("an agent that never ran, a sandbox out of memory and a failed runner all f
     }),
   );
   assert.equal(never.error, "the agent never ran");
-  const oom = decideEnd(facts({ exit: { code: 137, signal: null, outOfMemory: true } }));
+  const oom = decideEnd(
+    facts({ exit: { code: 137, signal: null, outOfMemory: true, bound: null } }),
+  );
   assert.equal(oom.error, "the sandbox ran out of memory");
-  const runner = decideEnd(facts({ exit: { code: 1, signal: null, outOfMemory: false } }));
+  const runner = decideEnd(
+    facts({ exit: { code: 1, signal: null, outOfMemory: false, bound: null } }),
+  );
   assert.equal(runner.error, "the runner exited with code 1");
 });
 

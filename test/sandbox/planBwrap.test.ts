@@ -4,6 +4,7 @@ import { describe, test } from "node:test";
 import {
   planBwrap,
   renderBwrap,
+  SANDBOX_LIMITS,
   type BwrapHost,
   type SandboxCommand,
   type SandboxRequest,
@@ -21,6 +22,10 @@ const HOST: BwrapHost = {
   etcEntries: ["/etc/ld.so.cache", "/etc/ssl/certs"],
   nodeDir: "/opt/node/bin",
   packageFiles: ["/opt/warden/package.json", "/opt/warden/dist", "/opt/warden/node_modules"],
+  identity: { kind: "own", uid: 1001, gid: 1001 },
+  setpriv: "/usr/bin/setpriv",
+  timeout: "/usr/bin/timeout",
+  arch: "x64",
 };
 
 const REQUEST: SandboxRequest = {
@@ -218,9 +223,11 @@ describe("the bwrap plan", () => {
         [6, "data"],
         [7, "data"],
         [8, "data"],
-        [9, "data"],
+        [9, "bytes"],
+        [10, "data"],
       ],
     );
+    assert.ok(hasRun(command.args, "--seccomp", "9"));
     assert.ok(hasRun(command.args, "--info-fd", "3"));
     assert.ok(hasRun(command.args, "--block-fd", "4"));
     assert.ok(hasRun(command.args, "--ro-bind-data", "5", "/etc/passwd"));
@@ -242,7 +249,20 @@ describe("the bwrap plan", () => {
 
   test("the plan is pure: the same request and host give the same command", () => {
     assert.deepEqual(render(), render());
-    assert.deepEqual(planBwrap(REQUEST, HOST).limits, { memoryBytes: 512 * 1024 * 1024 });
+    assert.deepEqual(planBwrap(REQUEST, HOST).limits, {
+      memoryBytes: 512 * 1024 * 1024,
+      processes: SANDBOX_LIMITS.defaults.processes,
+      diskBytes: SANDBOX_LIMITS.defaults.diskBytes,
+    });
+  });
+
+  test("every bound has a default, and only an explicit 0 removes one", () => {
+    assert.deepEqual(planBwrap({ ...REQUEST, limits: {} }, HOST).limits, SANDBOX_LIMITS.defaults);
+    assert.deepEqual(
+      planBwrap({ ...REQUEST, limits: { memoryBytes: 0, processes: 0, diskBytes: 0 } }, HOST)
+        .limits,
+      {},
+    );
   });
 
   test("a request no backend may run is refused, saying what is wrong", () => {
@@ -287,5 +307,87 @@ describe("the bwrap plan", () => {
     const command = render({}, host);
     assert.equal(command.program, "bwrap");
     assert.ok(hasRun(command.args, "--ro-bind", "/bin", "/bin"));
+  });
+});
+
+describe("the bwrap plan of a root warden", () => {
+  const ROOT_HOST: BwrapHost = {
+    ...HOST,
+    home: "/root",
+    identity: { kind: "dedicated", uid: 1_879_048_192, gid: 1_879_048_192 },
+  };
+
+  /** The sandbox's own bwrap options: after setpriv's `--` and the sandbox's bwrap. */
+  function sandboxArgs(command: SandboxCommand): string[] {
+    const at = command.args.indexOf("/usr/bin/setpriv");
+    const rest = command.args.slice(at);
+    return rest.slice(rest.indexOf("--") + 2);
+  }
+
+  test("a privileged first stage drops to the dedicated uid with setpriv before the sandbox's bwrap", () => {
+    const command = render({}, ROOT_HOST);
+    assert.equal(command.program, "/usr/bin/bwrap");
+    const setpriv = command.args.indexOf("/usr/bin/setpriv");
+    assert.ok(setpriv > 0, "setpriv runs");
+    assert.ok(
+      hasRun(command.args, "/usr/bin/timeout", "0", "/usr/bin/setpriv", "--reuid", "1879048192"),
+    );
+    assert.ok(hasRun(command.args, "--regid", "1879048192", "--clear-groups"));
+    assert.ok(hasRun(command.args, "--pdeathsig", "SIGKILL", "--", "/usr/bin/bwrap"));
+    const stage = command.args.slice(0, setpriv);
+    assert.equal(stage.includes("--unshare-user"), false, "stage 1 makes no user namespace");
+    assert.ok(hasRun(stage, "--cap-add", "CAP_KILL"));
+  });
+
+  test("every task source is shown to the sandbox only through the stage, never by its own path", () => {
+    const command = render({}, ROOT_HOST);
+    const inner = sandboxArgs(command);
+    for (const src of bindSources(inner)) {
+      assert.ok(
+        src.startsWith("/stage/") || src.startsWith("/usr") || src.startsWith("/etc/"),
+        `the sandbox binds ${src} by its host path`,
+      );
+    }
+    const staged = command.args.slice(0, command.args.indexOf("/usr/bin/timeout"));
+    const checks: [string[], string[]][] = [
+      [staged, ["--ro-bind", "/opt/claude", "/stage/4"]],
+      [inner, ["--ro-bind", "/stage/4", "/opt/claude"]],
+      [staged, ["--ro-bind", REQUEST.share, "/stage/5"]],
+      [staged, ["--bind", REQUEST.workspace, "/stage/6"]],
+      [inner, ["--bind", "/stage/6", "/workspace"]],
+    ];
+    for (const [args, run] of checks) assert.ok(hasRun(args, ...run), run.join(" "));
+  });
+
+  test("the share, the workspace and the sockets are handed to the dedicated uid", () => {
+    const plan = planBwrap(REQUEST, ROOT_HOST);
+    assert.deepEqual(plan.grants, [
+      { path: REQUEST.share, recursive: true },
+      { path: REQUEST.workspace, recursive: false },
+      { path: "/srv/warden/tasks/a/egress.sock", recursive: false },
+    ]);
+    assert.ok(plan.readable.includes("/opt/claude"));
+    assert.equal(plan.readable.includes(REQUEST.share), false);
+  });
+
+  test("a warden that is not root starts one bwrap, grants nothing and stays itself", () => {
+    const plan = planBwrap(REQUEST, HOST);
+    assert.equal(plan.stage, null);
+    assert.deepEqual(plan.grants, []);
+    assert.equal(render().args.includes("/usr/bin/setpriv"), false);
+  });
+
+  test("without setpriv a root warden refuses to start a sandbox rather than run it as root", () => {
+    assert.throws(() => planBwrap(REQUEST, { ...ROOT_HOST, setpriv: null }), {
+      code: "SANDBOX_UNAVAILABLE",
+      message: /setpriv is not installed/,
+    });
+  });
+
+  test("without a seccomp filter for the architecture no sandbox is planned", () => {
+    assert.throws(() => planBwrap(REQUEST, { ...HOST, arch: null }), {
+      code: "SANDBOX_UNAVAILABLE",
+      message: /no seccomp filter/,
+    });
   });
 });

@@ -61,7 +61,7 @@ describe("the cgroup plan", () => {
 
   test("on cgroup v1 each controller has a directory of the task's own", () => {
     const plan = planCgroup("t1", { memoryBytes: 256 * MiB, processes: 100 }, v1);
-    assert.deepEqual(plan.warnings, []);
+    assert.deepEqual(plan.unavailable, []);
     assert.deepEqual(plan.dirs, [
       {
         version: 1,
@@ -92,20 +92,20 @@ describe("the cgroup plan", () => {
     );
   });
 
-  test("a limit the host cannot apply is a warning that says why, never silence", () => {
+  test("a bound the host cannot apply is named with the reason, so the sandbox is not started", () => {
     const plan = planCgroup("t1", { memoryBytes: 64 * MiB, processes: 50 }, none);
     assert.deepEqual(plan.dirs, []);
-    assert.deepEqual(plan.warnings, [
-      "the memory limit of 64 MiB is not applied: no cgroup file system offers the memory controller",
-      "the limit of 50 processes is not applied: no cgroup file system offers the pids controller",
+    assert.deepEqual(plan.unavailable, [
+      "the memory bound of 64 MiB: no cgroup file system offers the memory controller",
+      "the bound of 50 processes: no cgroup file system offers the pids controller",
     ]);
   });
 
   test("no limit asked, no cgroup made", () => {
-    assert.deepEqual(planCgroup("t1", {}, v1), { dirs: [], warnings: [] });
+    assert.deepEqual(planCgroup("t1", {}, v1), { dirs: [], unavailable: [] });
     assert.deepEqual(planCgroup("t1", { memoryBytes: 0, processes: 0 }, none), {
       dirs: [],
-      warnings: [],
+      unavailable: [],
     });
   });
 });
