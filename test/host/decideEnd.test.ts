@@ -212,7 +212,8 @@ test("an agent that never ran, a sandbox out of memory and a failed runner all f
   const oom = decideEnd(
     facts({ exit: { code: 137, signal: null, outOfMemory: true, bound: null } }),
   );
-  assert.equal(oom.error, "the sandbox ran out of memory");
+  assert.match(oom.error ?? "", /^the sandbox ran out of memory; its \/tmp and home/);
+  assert.equal(oom.stoppedBy, "memory");
   const runner = decideEnd(
     facts({ exit: { code: 1, signal: null, outOfMemory: false, bound: null } }),
   );
@@ -352,4 +353,23 @@ describe("how a Claude Code run ended, read by its adapter", () => {
     assert.equal(end.state, "failed");
     assert.match(end.error ?? "", /stopped after its last result/);
   });
+});
+
+test("a bound the host saw explains the end, even when the archive it cut short was refused", () => {
+  const end = decideEnd(
+    facts({
+      stop: "bound",
+      results: { kind: "refused", error: "results refused: no result.json" },
+      exit: {
+        code: 137,
+        signal: null,
+        outOfMemory: false,
+        bound: { bound: "disk", detail: "the workspace's disk bound of 256 MiB" },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.equal(end.stoppedBy, "disk");
+  assert.match(end.error ?? "", /disk bound of 256 MiB and was stopped \(--disk\)/);
+  assert.doesNotMatch(end.error ?? "", /result\.json/);
 });
