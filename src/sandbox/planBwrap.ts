@@ -191,6 +191,10 @@ export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
     { op: "data", dest: "/etc/hosts", mode: 0o644, text: HOSTS_FILE },
     { op: "data", dest: "/etc/nsswitch.conf", mode: 0o644, text: NSSWITCH_FILE },
     { op: "proc", dest: "/proc" },
+    // bwrap makes /proc/sys read-only only where it may write there itself; unprivileged, it
+    // may not, and the sysctls of the sandbox's own IPC and PID namespaces (msgmni, pid_max)
+    // would stay writable. A read-only bind over it closes every one.
+    { op: "ro-bind", src: "/proc/sys", dest: "/proc/sys" },
     { op: "dev", dest: "/dev" },
     { op: "tmpfs", dest: "/dev/shm", mode: 0o1777, sizeBytes: SANDBOX_LIMITS.shmBytes },
     { op: "tmpfs", dest: "/tmp", mode: 0o1777, sizeBytes: SANDBOX_LIMITS.tmpBytes },
@@ -242,9 +246,9 @@ export function planBwrap(request: SandboxRequest, host: BwrapHost): BwrapPlan {
   };
 }
 
-/** Whether stage 1 shows `path` at its own path: a system directory or a file of /etc. */
+/** Whether stage 1 shows `path` at its own path: a system directory, /etc or /proc. */
 function inStageRoot(path: string, host: BwrapHost): boolean {
-  if (isSameOrUnder(path, "/etc")) return true;
+  if (isSameOrUnder(path, "/etc") || isSameOrUnder(path, "/proc")) return true;
   return host.systemDirs.some((d) => d.kind === "dir" && isSameOrUnder(path, d.path));
 }
 

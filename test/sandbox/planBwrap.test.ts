@@ -344,7 +344,10 @@ describe("the bwrap plan of a root warden", () => {
     const inner = sandboxArgs(command);
     for (const src of bindSources(inner)) {
       assert.ok(
-        src.startsWith("/stage/") || src.startsWith("/usr") || src.startsWith("/etc/"),
+        src.startsWith("/stage/") ||
+          src.startsWith("/usr") ||
+          src.startsWith("/etc/") ||
+          src === "/proc/sys",
         `the sandbox binds ${src} by its host path`,
       );
     }
@@ -368,6 +371,13 @@ describe("the bwrap plan of a root warden", () => {
     ]);
     assert.ok(plan.readable.includes("/opt/claude"));
     assert.equal(plan.readable.includes(REQUEST.share), false);
+  });
+
+  test("/proc/sys is bound read-only over the sandbox's own /proc, so no sysctl is writable", () => {
+    const args = options(render());
+    const proc = args.findIndex((a, i) => a === "--proc" && args[i + 1] === "/proc");
+    const sys = args.findIndex((a, i) => a === "/proc/sys" && args[i - 1] === "--ro-bind");
+    assert.ok(proc >= 0 && sys > proc, "/proc/sys is not bound read-only after /proc");
   });
 
   test("a warden that is not root starts one bwrap, grants nothing and stays itself", () => {

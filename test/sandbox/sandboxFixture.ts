@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findProgram } from "../../src/sandbox/bwrapHost.js";
-import type { RunningSandbox, SandboxExit, SandboxRequest } from "../../src/sandbox/index.js";
+import type {
+  RunningSandbox,
+  SandboxExit,
+  SandboxLimits,
+  SandboxRequest,
+} from "../../src/sandbox/index.js";
 import { skipWhen } from "../support/skipWhen.js";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
@@ -38,6 +43,13 @@ export async function removeTaskDirs(dirs: TaskDirs): Promise<void> {
   await rm(dirs.root, { recursive: true, force: true });
 }
 
+/**
+ * The bounds a test sandbox has unless it asks for others: the defaults as root; none as an
+ * ordinary user, who has no cgroup to apply them in on a test machine, so start() would refuse.
+ */
+export const TEST_LIMITS: SandboxLimits =
+  process.getuid?.() === 0 ? {} : { memoryBytes: 0, processes: 0, diskBytes: 0 };
+
 let counter = 0;
 
 /** A request that runs `program args` (the probe by default) with the fixtures bound. */
@@ -55,7 +67,7 @@ export function request(
     runner,
     readOnlyBinds: [FIXTURES],
     env: {},
-    limits: {},
+    limits: TEST_LIMITS,
     ...more,
   };
 }

@@ -1,0 +1,221 @@
+// warden run by an ordinary user: its sandboxes are that user, never root, and a bound it
+// cannot apply is refused. When the suite runs as root, a test user is made and each run is
+// started as it; the judging is done from the host side, as root.
+import { strict as assert } from "node:assert";
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, test, type TestContext } from "node:test";
+import { skipWhen } from "../support/skipWhen.js";
+import {
+  assertLeftBy,
+  assertProcRefused,
+  hostValues,
+  leftInWorkspace,
+  parseReport,
+  type LeftEntry,
+  type ProbeReport,
+} from "./privilegeProbe.js";
+import { FIXTURES, NEEDS_BWRAP, type Finished, type TaskDirs } from "./sandboxFixture.js";
+import { assertRunsAs, groupsOf, sandboxedProcesses, type HostView } from "./sandboxProcesses.js";
+import {
+  giveTo,
+  ordinaryUser,
+  spawnAsUser,
+  type TestUser,
+  type TestUserOutcome,
+} from "./testUser.js";
+
+const FIXTURE = join(FIXTURES, "ordinaryUser.mts");
+
+/** A run as the user that has not ended by then has hung: it is killed and the test fails. */
+const RUN_MS = 120_000;
+
+interface UserProbe {
+  pid: number;
+  processes: HostView[];
+  starterGroups: number[];
+  run: Finished;
+  report: ProbeReport;
+  workspace: string;
+  left: LeftEntry[];
+  valuesBefore: Map<string, string | null>;
+  valuesAfter: Map<string, string | null>;
+}
+
+describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }, () => {
+  let outcome: TestUserOutcome;
+  const started: ChildProcess[] = [];
+  const made: string[] = [];
+  let probeRun: Promise<UserProbe> | undefined;
+
+  before(async () => {
+    outcome = await ordinaryUser();
+  });
+  after(async () => {
+    for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
+    for (const dir of made) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The user, or null once the test has been skipped for want of one (never in CI). */
+  function userOrSkip(t: TestContext): TestUser | null {
+    if (outcome.ok) return outcome.user;
+    const reason = skipWhen(outcome.why);
+    if (reason === false) assert.fail(outcome.why);
+    t.skip(reason);
+    return null;
+  }
+
+  /** A share and a workspace that the user owns. */
+  async function dirsFor(user: TestUser): Promise<TaskDirs> {
+    const root = await mkdtemp("/tmp/warden-user-test-");
+    made.push(root);
+    const dirs = { root, share: join(root, "share"), workspace: join(root, "workspace") };
+    await mkdir(dirs.share, { mode: 0o700 });
+    await mkdir(dirs.workspace, { mode: 0o700 });
+    for (const name of ["task.json", "prompt.md", "input.bundle"]) {
+      await writeFile(join(dirs.share, name), "", { mode: 0o600 });
+    }
+    await giveTo(root, user);
+    return dirs;
+  }
+
+  /** Runs the fixture as the user; `onLine` sees each JSON line it prints. */
+  async function runFixture(
+    user: TestUser,
+    args: string[],
+    onLine: (value: Record<string, unknown>, child: ChildProcess) => Promise<void> | void,
+  ): Promise<{ code: number | null; stderr: string }> {
+    const child = spawnAsUser(user, ["--import", "tsx", FIXTURE, ...args]);
+    started.push(child);
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_MS);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      for await (const line of createInterface({ input: child.stdout })) {
+        await onLine(JSON.parse(line) as Record<string, unknown>, child);
+      }
+      return { code: await exited, stderr };
+    } finally {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+    }
+  }
+
+  /** The privilege probe, run once as the user and shared by the tests that judge it. */
+  function probeAsUser(user: TestUser): Promise<UserProbe> {
+    probeRun ??= (async () => {
+      const dirs = await dirsFor(user);
+      const valuesBefore = await hostValues();
+      const seen: Partial<UserProbe> = {};
+      const { code, stderr } = await runFixture(
+        user,
+        ["probe", dirs.root],
+        async (value, child) => {
+          if (typeof value.running === "number") {
+            seen.pid = value.running;
+            seen.processes = await sandboxedProcesses(value.running);
+            seen.starterGroups = await groupsOf(child.pid ?? 0);
+            child.stdin?.end();
+          }
+          if (value.finished !== undefined) seen.run = value.finished as Finished;
+        },
+      );
+      assert.equal(code, 0, `the fixture failed: ${stderr}`);
+      const { pid, processes, starterGroups, run } = seen;
+      assert.ok(pid !== undefined && processes !== undefined && starterGroups !== undefined);
+      assert.ok(run !== undefined, `the fixture reported no run: ${stderr}`);
+      return {
+        pid,
+        processes,
+        starterGroups,
+        run,
+        report: parseReport(run.stdout),
+        workspace: dirs.workspace,
+        left: await leftInWorkspace(dirs.workspace),
+        valuesBefore,
+        valuesAfter: await hostValues(),
+      };
+    })();
+    return probeRun;
+  }
+
+  test("the host's uid and gid maps of every sandbox process name the user's ids, never 0, and what the task leaves is the user's", async (t) => {
+    const user = userOrSkip(t);
+    if (user === null) return;
+    const probe = await probeAsUser(user);
+    assert.equal(probe.run.exit.code, 0, probe.run.stderr);
+    assertRunsAs(probe.processes, { uid: user.uid, gid: user.gid, groups: probe.starterGroups });
+    assert.equal(probe.report.value("wrote"), "ok", probe.run.stderr);
+    assert.equal(probe.report.value("chown-root"), "refused", "the task gave a file to root");
+    assertLeftBy(probe.left, probe.workspace, user);
+  });
+
+  test("as the user, no /proc/sys file opens for writing inside, nor /proc/sysrq-trigger", async (t) => {
+    const user = userOrSkip(t);
+    if (user === null) return;
+    const probe = await probeAsUser(user);
+    assertProcRefused(probe.report, probe.valuesBefore, probe.valuesAfter);
+  });
+
+  test("as the user, the default bounds are refused with BOUND_UNAVAILABLE and a hint, never run unbounded", async (t) => {
+    const user = userOrSkip(t);
+    if (user === null) return;
+    const dirs = await dirsFor(user);
+    let said: Record<string, unknown> = {};
+    const { code, stderr } = await runFixture(user, ["bounds", dirs.root], (value) => {
+      said = value;
+    });
+    assert.equal(code, 0, `the fixture failed: ${stderr}`);
+    const cgroups = said.cgroups as Record<string, { ok: boolean }> | undefined;
+    if (said.started !== undefined && cgroups?.memory?.ok === true && cgroups.pids?.ok === true) {
+      const reason = skipWhen(`${user.name} has a cgroup of its own, so the bounds apply`);
+      if (reason !== false) {
+        t.skip(reason);
+        return;
+      }
+    }
+    const refused = said.refused as { code?: string; message?: string; hint?: string } | undefined;
+    assert.ok(
+      refused !== undefined,
+      `a bounded sandbox started as ${user.name}: ${JSON.stringify(said)}`,
+    );
+    assert.equal(refused.code, "BOUND_UNAVAILABLE", refused.message);
+    assert.match(refused.message ?? "", /memory|process/);
+    assert.match(refused.hint ?? "", /--memory 0/);
+  });
+
+  test("as the user, every escape test still holds", async (t) => {
+    const user = userOrSkip(t);
+    if (user === null) return;
+    if (!user.switched) {
+      const reason = skipWhen("the suite runs as this user already, escape.test.ts with it");
+      if (reason !== false) {
+        t.skip(reason);
+        return;
+      }
+    }
+    const child = spawnAsUser(user, [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-reporter=tap",
+      join("test", "sandbox", "escape.test.ts"),
+    ]);
+    started.push(child);
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_MS);
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    clearTimeout(timer);
+    const count = (name: string): number =>
+      Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(out)?.[1]);
+    assert.equal(code, 0, out);
+    assert.ok(count("tests") >= 12, `only ${count("tests")} escape tests ran:\n${out}`);
+    assert.equal(count("pass"), count("tests"), out);
+    assert.equal(count("skipped"), 0, out);
+  });
+});
