@@ -20,11 +20,11 @@ import {
   upstreamPath,
   upstreamQuery,
   type CheckedTarget,
-  type RelayOptions,
   type RunningRelay,
 } from "../../src/egress/index.js";
 import { forwardPorts, type ForwardedPorts } from "../../src/guest/forwardPorts.js";
 import { closeServer, listen, tempDir } from "./localPeers.js";
+import { readAnswer, withRelayOver, type Answer, type RelayOverOptions } from "./relayFixture.js";
 
 const REAL_KEY = "sk-ant-real-0123456789abcdef-REAL";
 const PLACEHOLDER = "sk-ant-warden-placeholder-not-a-key";
@@ -84,27 +84,6 @@ function scriptedApi(): {
   };
 }
 
-interface Answer {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-function read(res: IncomingMessage): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.on("error", reject);
-    res.on("end", () => {
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-    });
-  });
-}
-
 function send(
   port: number,
   path: string,
@@ -120,7 +99,7 @@ function send(
       headers,
     });
     req.on("response", (res) => {
-      read(res).then(resolve, reject);
+      readAnswer(res).then(resolve, reject);
     });
     req.on("error", reject);
     req.end(body);
@@ -219,7 +198,7 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
       assert.equal(first.toString(), "event: first\ndata: {}\n\n");
       // Only now does the upstream send its last event and finish.
       api.releaseStream();
-      const rest = await read(res);
+      const rest = await readAnswer(res);
       assert.equal(rest.body, "event: last\ndata: {}\n\n");
     },
   );
@@ -247,7 +226,7 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
         headers: { "content-length": String(EGRESS_LIMITS.relayBodyBytes + 1) },
       });
       req.on("response", (res) => {
-        read(res).then(resolve, reject);
+        readAnswer(res).then(resolve, reject);
       });
       req.on("error", reject);
       req.write("{");
@@ -261,7 +240,7 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
     const answer = await new Promise<Answer>((resolve, reject) => {
       const req = request({ host: "127.0.0.1", port, path: "/v1/messages", method: "POST" });
       req.on("response", (res) => {
-        read(res).then(resolve, reject);
+        readAnswer(res).then(resolve, reject);
       });
       req.on("error", () => undefined);
       const chunk = Buffer.alloc(1024 * 1024, 0x62);
@@ -318,7 +297,7 @@ describe("the relay's other settings", () => {
           headers: { "x-api-key": PLACEHOLDER },
         });
         req.on("response", (res) => {
-          read(res).then(resolve, reject);
+          readAnswer(res).then(resolve, reject);
         });
         req.on("error", reject);
         req.end();
@@ -352,7 +331,7 @@ describe("the relay's other settings", () => {
       const answer = await new Promise<Answer>((resolve, reject) => {
         const req = request({ socketPath, path: "/v1/messages", method: "POST" });
         req.on("response", (res) => {
-          read(res).then(resolve, reject);
+          readAnswer(res).then(resolve, reject);
         });
         req.on("error", reject);
         req.end("{}");
@@ -398,28 +377,11 @@ describe("the relay's other settings", () => {
 });
 
 /** Starts a relay in front of a fresh scripted API, runs `body`, and takes both down. */
-async function withRelay(
-  options: Omit<RelayOptions, "socketPath" | "upstream"> & { prefix?: string; down?: boolean },
+function withRelay(
+  options: RelayOverOptions,
   body: (socketPath: string, api: ReturnType<typeof scriptedApi>) => Promise<void>,
 ): Promise<void> {
-  const dir = await tempDir();
-  const api = scriptedApi();
-  const apiPort = await listen(api.server, 0);
-  if (options.down === true) await closeServer(api.server);
-  const socketPath = join(dir.path, "relay.sock");
-  const { prefix = "", down: _down, ...relayOptions } = options;
-  const relay = await startRelay({
-    ...relayOptions,
-    socketPath,
-    upstream: `http://127.0.0.1:${apiPort}${prefix}`,
-  });
-  try {
-    await body(socketPath, api);
-  } finally {
-    await relay.close();
-    if (options.down !== true) await closeServer(api.server);
-    await dir.remove();
-  }
+  return withRelayOver(scriptedApi(), options, body);
 }
 
 /** One request to the relay's unix socket. */
@@ -432,7 +394,7 @@ function sendTo(
   return new Promise((resolve, reject) => {
     const req = request({ socketPath, path, method: "POST", headers });
     req.on("response", (res) => {
-      read(res).then(resolve, reject);
+      readAnswer(res).then(resolve, reject);
     });
     req.on("error", reject);
     req.end(body);

@@ -1,10 +1,9 @@
 import { strict as assert } from "node:assert";
 import { once } from "node:events";
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import { join } from "node:path";
 import { describe, test } from "node:test";
-import { KeyScrubber, keyForms, startRelay } from "../../src/egress/index.js";
-import { closeServer, listen, tempDir } from "./localPeers.js";
+import { KeyScrubber, keyForms } from "../../src/egress/index.js";
+import { readAnswer, withRelayOver, type Answer } from "./relayFixture.js";
 
 const REAL_KEY = "sk-ant-real-key-0123456789abcdef-REAL";
 const PLACEHOLDER = "sk-ant-warden-placeholder-not-a-key";
@@ -98,14 +97,6 @@ describe("the key scrubber, on its own", () => {
   });
 });
 
-interface Answer {
-  readonly status: number;
-  readonly statusMessage: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly rawHeaders: string[];
-  readonly body: string;
-}
-
 /**
  * A scripted upstream that echoes the key it was sent, in the way `x-test-echo` names. `let`
  * releases the second half of a held stream.
@@ -171,23 +162,6 @@ function echoingUpstream() {
   };
 }
 
-function read(res: IncomingMessage): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on("data", (chunk: Buffer) => chunks.push(chunk));
-    res.on("error", reject);
-    res.on("end", () => {
-      resolve({
-        status: res.statusCode ?? 0,
-        statusMessage: res.statusMessage ?? "",
-        headers: res.headers,
-        rawHeaders: res.rawHeaders,
-        body: Buffer.concat(chunks).toString("latin1"),
-      });
-    });
-  });
-}
-
 function ask(socketPath: string, echo: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = request({
@@ -210,34 +184,19 @@ function assertNoKey(answer: Answer): void {
 }
 
 describe("an upstream that echoes the key never gets it into the sandbox", () => {
-  async function withEcho(
+  function withEcho(
     body: (socketPath: string, upstream: ReturnType<typeof echoingUpstream>) => Promise<void>,
   ): Promise<void> {
-    const dir = await tempDir();
     const upstream = echoingUpstream();
-    const port = await listen(upstream.server, 0);
-    const socketPath = join(dir.path, "relay.sock");
-    const relay = await startRelay({
-      socketPath,
-      upstream: `http://127.0.0.1:${port}`,
-      apiKey: REAL_KEY,
-      placeholderKey: PLACEHOLDER,
-    });
-    try {
-      await body(socketPath, upstream);
-    } finally {
+    return withRelayOver(upstream, { apiKey: REAL_KEY, placeholderKey: PLACEHOLDER }, body, () => {
       // A failed test may leave a stream held: let it go, so nothing waits on it.
       upstream.release();
-      await relay.close();
-      upstream.server.closeAllConnections();
-      await closeServer(upstream.server);
-      await dir.remove();
-    }
+    });
   }
 
   test("the key in the status line, header values, a header name and the body is overwritten", async () => {
     await withEcho(async (socketPath, upstream) => {
-      const answer = await read(await ask(socketPath, "headers"));
+      const answer = await readAnswer(await ask(socketPath, "headers"), "latin1");
       assert.equal(upstream.seen[0]?.["x-api-key"], REAL_KEY, "the upstream had the real key");
       assert.equal(answer.status, 401);
       assertNoKey(answer);
@@ -254,7 +213,7 @@ describe("an upstream that echoes the key never gets it into the sandbox", () =>
 
   test("a key split across two chunks of the body is overwritten", async () => {
     await withEcho(async (socketPath) => {
-      const answer = await read(await ask(socketPath, "split"));
+      const answer = await readAnswer(await ask(socketPath, "split"), "latin1");
       assert.equal(answer.status, 200);
       assertNoKey(answer);
       assert.equal(answer.body, `{"echo":"${MARKED}"}`);
@@ -272,7 +231,7 @@ describe("an upstream that echoes the key never gets it into the sandbox", () =>
         // The first half of the key is held back; everything before it has come through.
         assert.equal(first.toString(), 'event: a\ndata: {"k":"');
         upstream.release();
-        const rest = await read(res);
+        const rest = await readAnswer(res, "latin1");
         assertNoKey(rest);
         const events = first.toString() + rest.body;
         assert.ok(!events.includes(REAL_KEY));
@@ -291,7 +250,7 @@ describe("an upstream that echoes the key never gets it into the sandbox", () =>
 
   test("the upstream is asked for an uncompressed answer, and a compressed one is refused", async () => {
     await withEcho(async (socketPath, upstream) => {
-      const answer = await read(await ask(socketPath, "gzip"));
+      const answer = await readAnswer(await ask(socketPath, "gzip"), "latin1");
       assert.equal(upstream.seen[0]?.["accept-encoding"], "identity");
       assert.equal(answer.status, 502);
       assert.match(answer.body, /compressed answer/);

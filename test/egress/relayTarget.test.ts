@@ -1,7 +1,6 @@
 import { strict as assert } from "node:assert";
 import { createServer, request, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
-import { join } from "node:path";
 import { describe, test } from "node:test";
 import {
   RELAY_APIS,
@@ -15,10 +14,9 @@ import {
   RelayTargetFormError,
   checkRelayTarget,
   routeText,
-  startRelay,
   type ApiKind,
 } from "../../src/egress/index.js";
-import { closeServer, listen, tempDir } from "./localPeers.js";
+import { withRelayOver } from "./relayFixture.js";
 
 const REAL_KEY = "sk-ant-real-key-0123456789abcdef-REAL";
 const PLACEHOLDER = "sk-ant-warden-placeholder-not-a-key";
@@ -193,29 +191,16 @@ function recordingUpstream(): { server: ReturnType<typeof createServer>; seen: S
 }
 
 /** Starts a relay for `api` in front of a recording upstream at `prefix`, runs `body`, stops. */
-async function withRelay(
+function withRelay(
   api: ApiKind,
   prefix: string,
   body: (socketPath: string, seen: readonly Seen[]) => Promise<void>,
 ): Promise<void> {
-  const dir = await tempDir();
-  const upstream = recordingUpstream();
-  const port = await listen(upstream.server, 0);
-  const socketPath = join(dir.path, "relay.sock");
-  const relay = await startRelay({
-    socketPath,
-    api,
-    upstream: `http://127.0.0.1:${port}${prefix}`,
-    apiKey: REAL_KEY,
-    placeholderKey: PLACEHOLDER,
-  });
-  try {
-    await body(socketPath, upstream.seen);
-  } finally {
-    await relay.close();
-    await closeServer(upstream.server);
-    await dir.remove();
-  }
+  return withRelayOver(
+    recordingUpstream(),
+    { api, prefix, apiKey: REAL_KEY, placeholderKey: PLACEHOLDER },
+    (socketPath, upstream) => body(socketPath, upstream.seen),
+  );
 }
 
 interface RawAnswer {

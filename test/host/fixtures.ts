@@ -8,7 +8,7 @@ import { Tasks } from "../../src/store/index.js";
 import { makeRepo } from "../support/share.js";
 import { skipWhen } from "../support/skipWhen.js";
 
-export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
+export { git, gitWithInput, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
 /** Why a test that needs a real sandbox cannot run here, or undefined when it can. */
 export const NO_SANDBOX: string | undefined =

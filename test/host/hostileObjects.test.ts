@@ -22,29 +22,13 @@ import {
 } from "../../src/host/index.js";
 import {
   git,
+  gitWithInput,
   hostFixture,
   makeRepo,
   NO_SANDBOX,
   TEST_GIT_ENV,
   type HostFixture,
 } from "./fixtures.js";
-
-/** Runs git with `input` on its stdin; resolves with its stdout, trimmed. */
-function gitWith(cwd: string, input: string, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, env: TEST_GIT_ENV, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString("utf8").trim());
-      else reject(new Error(`git ${args.join(" ")}: ${Buffer.concat(err).toString("utf8")}`));
-    });
-    child.stdin.end(input);
-  });
-}
 
 /** Writes objects into a clone of the user's repository, as an agent in the sandbox could. */
 class ObjectWriter {
@@ -54,13 +38,13 @@ class ObjectWriter {
   ) {}
 
   blob(text: string): Promise<string> {
-    return gitWith(this.work, text, "hash-object", "-w", "--stdin");
+    return gitWithInput(this.work, text, "hash-object", "-w", "--stdin");
   }
 
   /** A tree of `entries` ([mode, type, oid, name]), written without any check of the names. */
   tree(entries: [string, string, string, string][]): Promise<string> {
     const text = entries.map(([mode, type, oid, name]) => `${mode} ${type} ${oid}\t${name}\n`);
-    return gitWith(this.work, text.join(""), "mktree");
+    return gitWithInput(this.work, text.join(""), "mktree");
   }
 
   /** The base's tree with `entries` added. */
@@ -76,7 +60,16 @@ class ObjectWriter {
 
   /** A commit of exactly `text` (a raw commit object), written with no check at all. */
   rawCommit(text: string): Promise<string> {
-    return gitWith(this.work, text, "hash-object", "--literally", "-w", "-t", "commit", "--stdin");
+    return gitWithInput(
+      this.work,
+      text,
+      "hash-object",
+      "--literally",
+      "-w",
+      "-t",
+      "commit",
+      "--stdin",
+    );
   }
 
   /** A well-formed commit of `tree` on top of the base. */
@@ -351,7 +344,7 @@ describe("objects git's fsck refuses", () => {
   test("a well-formed pack whose tree names an object that is nowhere is refused", async () => {
     const readme = await git(writer.work, "rev-parse", `${fx.head}:README.md`);
     const missing = "1".repeat(40);
-    const tree = await gitWith(
+    const tree = await gitWithInput(
       writer.work,
       `100644 blob ${missing}\tmissing.txt\n100644 blob ${readme}\tREADME.md\n`,
       "mktree",
@@ -408,7 +401,7 @@ describe("objects git's fsck refuses", () => {
     const { repo } = await makeRepo(join(root, "repo"), { commits: 0 });
     const tree = await git(repo, "rev-parse", "HEAD^{tree}");
     const parent = await git(repo, "rev-parse", "HEAD");
-    const base = await gitWith(
+    const base = await gitWithInput(
       repo,
       `tree ${tree}\nparent ${parent}\n` +
         "author Old <old@example.com> 1000000000 +99999\n" +

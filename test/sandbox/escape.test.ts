@@ -7,50 +7,33 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { findPackageRoot } from "../../src/sandbox/packageRoot.js";
-import { sandboxBackend, type BwrapBackend } from "../../src/sandbox/index.js";
 import {
   FIXTURES,
   finish,
   goneWithin,
-  makeTaskDirs,
   NEEDS_BWRAP,
   probe,
-  removeTaskDirs,
   request,
-  shell,
   waitFor,
   type Finished,
-  type TaskDirs,
+  useBwrapSandbox,
 } from "./sandboxFixture.js";
 
 const PACKAGE_ROOT = findPackageRoot() ?? "/nonexistent";
 
 describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
-  let backend: BwrapBackend;
-  let dirs: TaskDirs;
-  before(async () => {
-    backend = sandboxBackend("bwrap");
-    dirs = await makeTaskDirs();
-  });
-  after(async () => {
-    await removeTaskDirs(dirs);
-  });
-
-  /** Runs a shell script inside, to its end. */
-  async function inside(script: string): Promise<Finished> {
-    return finish(await backend.start(request(dirs, shell(script))));
-  }
+  const suite = useBwrapSandbox();
 
   /** Runs a Node program inside, to its end. */
   async function insideNode(code: string): Promise<Finished> {
     const runner = { program: process.execPath, args: ["-e", code, "--"] };
-    return finish(await backend.start(request(dirs, runner)));
+    return finish(await suite.backend.start(request(suite.dirs, runner)));
   }
 
   test("writing to /etc fails", async () => {
-    const run = await inside(
+    const run = await suite.inside(
       "if echo pwned > /etc/warden-escape; then echo WROTE; else echo REFUSED; fi",
     );
     assert.equal(run.stdout.trim(), "REFUSED");
@@ -61,13 +44,18 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
     const outside = await mkdtemp(join("/var/tmp", "warden-escape-"));
     const targets = [outside, FIXTURES, join(PACKAGE_ROOT, "node_modules"), "/share", "/"];
     try {
-      const run = await inside(
+      const run = await suite.inside(
         targets
           .map((t) => `mkdir -p ${t} 2>/dev/null; if touch ${t}/escape; then echo WROTE ${t}; fi`)
           .join("\n"),
       );
       assert.equal(run.stdout, "");
-      for (const target of [outside, FIXTURES, join(PACKAGE_ROOT, "node_modules"), dirs.share]) {
+      for (const target of [
+        outside,
+        FIXTURES,
+        join(PACKAGE_ROOT, "node_modules"),
+        suite.dirs.share,
+      ]) {
         assert.equal(existsSync(join(target, "escape")), false, `${target}/escape was written`);
       }
     } finally {
@@ -76,7 +64,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
   });
 
   test("remounting read-only mounts writable fails, and so does a new user namespace to try it in", async () => {
-    const run = await inside(
+    const run = await suite.inside(
       [
         "mount -o remount,rw / 2>/dev/null; touch /escape 2>/dev/null && echo WROTE /",
         "mount -o remount,rw /share 2>/dev/null; touch /share/escape 2>/dev/null && echo WROTE /share",
@@ -88,7 +76,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
       ].join("\n"),
     );
     assert.equal(run.stdout, "done\n");
-    assert.equal(existsSync(join(dirs.share, "escape")), false);
+    assert.equal(existsSync(join(suite.dirs.share, "escape")), false);
     assert.equal(existsSync(join(FIXTURES, "escape")), false);
   });
 
@@ -100,7 +88,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
     await mkdir(ssh, { recursive: true, mode: 0o700 });
     await writeFile(key, secret, { mode: 0o600 });
     try {
-      const run = await inside(
+      const run = await suite.inside(
         [
           `cat ${key}`,
           `ls -A ${homedir()}`,
@@ -152,7 +140,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
   });
 
   test("a name cannot be resolved, by getent or by Node", async () => {
-    const run = await inside("getent hosts example.com registry.npmjs.org; echo getent=$?");
+    const run = await suite.inside("getent hosts example.com registry.npmjs.org; echo getent=$?");
     assert.equal(run.stdout, "getent=2\n");
     const node = await insideNode(`
       const dns = require("node:dns");
@@ -173,7 +161,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
     });
     try {
       // The script does not name the marker: it lists every command line it can see.
-      const run = await inside(
+      const run = await suite.inside(
         "for p in /proc/[0-9]*; do printf '%s: ' $p; tr '\\0' ' ' < $p/cmdline; echo; done",
       );
       const lines = run.stdout.trim().split("\n");
@@ -185,7 +173,9 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
         "the sandbox's own first process is pid 1",
       );
       // The host pid of the test process means nothing inside.
-      const probeSelf = await inside(`test -e /proc/${process.pid} && echo VISIBLE || echo ABSENT`);
+      const probeSelf = await suite.inside(
+        `test -e /proc/${process.pid} && echo VISIBLE || echo ABSENT`,
+      );
       assert.equal(probeSelf.stdout, "ABSENT\n");
     } finally {
       host.kill("SIGKILL");
@@ -193,7 +183,9 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
   });
 
   test("the runner has no capabilities and is not root, even when warden runs as root", async () => {
-    const run = await inside("grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|Uid|Gid):' /proc/self/status");
+    const run = await suite.inside(
+      "grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|Uid|Gid):' /proc/self/status",
+    );
     const fields = Object.fromEntries(
       run.stdout
         .trim()
@@ -213,7 +205,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
     });
     const pid = victim.pid ?? 0;
     try {
-      const run = await inside(`kill -9 ${pid} ${process.pid} 2>&1; echo rc=$?`);
+      const run = await suite.inside(`kill -9 ${pid} ${process.pid} 2>&1; echo rc=$?`);
       assert.match(run.stdout, /No such process/);
       assert.doesNotThrow(() => process.kill(pid, 0), "the victim was killed");
     } finally {
@@ -229,9 +221,9 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
         "--import",
         "tsx",
         join(FIXTURES, "hostStarts.ts"),
-        dirs.share,
-        dirs.workspace,
-        dirs.root,
+        suite.dirs.share,
+        suite.dirs.workspace,
+        suite.dirs.root,
         marker,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
@@ -244,7 +236,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
 
   test("SIGKILL of bwrap alone ends every process inside", async () => {
     const marker = `warden-bwrap-kill-marker-${randomUUID()}`;
-    const sandbox = await backend.start(request(dirs, probe("grandchild", marker)));
+    const sandbox = await suite.backend.start(request(suite.dirs, probe("grandchild", marker)));
     await waitFor(sandbox.stdout, "ready");
     assert.ok((await goneWithin(marker, 0)).length >= 2, "the runner and its child run");
     process.kill(sandbox.pid, "SIGKILL");
@@ -255,7 +247,7 @@ describe("escapes from a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
 
   test("files the runner makes in /tmp and its home stay in the sandbox", async () => {
     const name = `warden-escape-${randomUUID()}`;
-    const run = await inside(`echo x > /tmp/${name} && echo x > $HOME/${name} && echo WROTE`);
+    const run = await suite.inside(`echo x > /tmp/${name} && echo x > $HOME/${name} && echo WROTE`);
     assert.equal(run.stdout, "WROTE\n", "the sandbox has a /tmp and a home of its own");
     assert.equal(existsSync(join("/tmp", name)), false);
     assert.equal(existsSync(join(homedir(), name)), false);

@@ -1,17 +1,9 @@
 // Memory and process limits in bwrap, applied by the kernel through cgroups, and seen to bite.
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { probeCgroupHost } from "../../src/sandbox/cgroupHost.js";
-import { sandboxBackend, type BwrapBackend } from "../../src/sandbox/index.js";
-import {
-  finish,
-  makeTaskDirs,
-  NEEDS_BWRAP,
-  removeTaskDirs,
-  request,
-  type TaskDirs,
-} from "./sandboxFixture.js";
+import { finish, NEEDS_BWRAP, request, useBwrapSandbox } from "./sandboxFixture.js";
 import { skipWhen } from "../support/skipWhen.js";
 
 const MiB = 1024 * 1024;
@@ -23,15 +15,7 @@ function skipUnless(site: { ok: true } | { ok: false; why: string }): string | f
 }
 
 describe("limits on a bwrap sandbox", () => {
-  let backend: BwrapBackend;
-  let dirs: TaskDirs;
-  before(async () => {
-    backend = sandboxBackend("bwrap");
-    dirs = await makeTaskDirs();
-  });
-  after(async () => {
-    await removeTaskDirs(dirs);
-  });
+  const suite = useBwrapSandbox();
 
   test(
     "a runner that goes over its memory limit is killed, and the exit says so",
@@ -39,9 +23,9 @@ describe("limits on a bwrap sandbox", () => {
     async () => {
       const hog = `const keep = []; for (let i = 0; i < 2048; i++) keep.push(Buffer.alloc(${MiB}, 1));
         console.log("survived");`;
-      const sandbox = await backend.start(
+      const sandbox = await suite.backend.start(
         request(
-          dirs,
+          suite.dirs,
           { program: process.execPath, args: ["-e", hog, "--"] },
           {
             limits: { memoryBytes: 128 * MiB },
@@ -68,9 +52,9 @@ describe("limits on a bwrap sandbox", () => {
           c.on("error", () => { refused++; });
         }
         setTimeout(() => { console.log(JSON.stringify({ started, refused })); process.exit(0); }, 1500);`;
-      const sandbox = await backend.start(
+      const sandbox = await suite.backend.start(
         request(
-          dirs,
+          suite.dirs,
           { program: process.execPath, args: ["-e", bomb, "--"] },
           {
             limits: { processes: 48 },
@@ -90,13 +74,13 @@ describe("limits on a bwrap sandbox", () => {
     { skip: skipUnless(cgroups.memory) },
     async () => {
       const req = request(
-        dirs,
+        suite.dirs,
         { program: "/bin/true", args: [] },
         {
           limits: { memoryBytes: 256 * MiB, processes: 64 },
         },
       );
-      const run = await finish(await backend.start(req));
+      const run = await finish(await suite.backend.start(req));
       assert.equal(run.exit.code, 0);
       for (const site of [cgroups.memory, cgroups.pids]) {
         if (site.ok) assert.equal(existsSync(`${site.parent}/warden-${req.taskId}`), false);

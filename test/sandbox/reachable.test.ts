@@ -2,41 +2,25 @@
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { findPackageRoot } from "../../src/sandbox/packageRoot.js";
-import { sandboxBackend, type BwrapBackend } from "../../src/sandbox/index.js";
-import {
-  finish,
-  makeTaskDirs,
-  NEEDS_BWRAP,
-  removeTaskDirs,
-  request,
-  type TaskDirs,
-} from "./sandboxFixture.js";
+import { finish, NEEDS_BWRAP, request, useBwrapSandbox } from "./sandboxFixture.js";
 import { skipWhen } from "../support/skipWhen.js";
 
 const ROOT = findPackageRoot() ?? "/nonexistent";
 const GUEST = join(ROOT, "dist", "guest", "warden-guest.mjs");
 
 describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
-  let backend: BwrapBackend;
-  let dirs: TaskDirs;
-  before(async () => {
-    backend = sandboxBackend("bwrap");
-    dirs = await makeTaskDirs();
-  });
-  after(async () => {
-    await removeTaskDirs(dirs);
-  });
+  const suite = useBwrapSandbox();
 
   test("Node runs, and warden's dependencies load from its node_modules", async () => {
     const code = `const r = require("node:module").createRequire(${JSON.stringify(join(ROOT, "package.json"))});
       for (const name of ["yaml", "zod", "tar-stream", "commander"]) r(name);
       console.log(process.version);`;
     const run = await finish(
-      await backend.start(
+      await suite.backend.start(
         request(
-          dirs,
+          suite.dirs,
           { program: process.execPath, args: ["-e", code, "--"] },
           { readOnlyBinds: [] },
         ),
@@ -56,9 +40,9 @@ describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
     },
     async () => {
       const run = await finish(
-        await backend.start(
+        await suite.backend.start(
           request(
-            dirs,
+            suite.dirs,
             { program: process.execPath, args: [GUEST, "--help"] },
             { readOnlyBinds: [] },
           ),
@@ -71,7 +55,7 @@ describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
 
   test("git, which the runner needs, runs inside", async () => {
     const run = await finish(
-      await backend.start(request(dirs, { program: "git", args: ["--version", "--"] })),
+      await suite.backend.start(request(suite.dirs, { program: "git", args: ["--version", "--"] })),
     );
     assert.match(run.stdout, /^git version/);
   });

@@ -11,6 +11,8 @@ import type {
   SandboxRequest,
 } from "../../src/sandbox/index.js";
 import { skipWhen } from "../support/skipWhen.js";
+import { after, before } from "node:test";
+import { BwrapBackend } from "../../src/sandbox/index.js";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const PROBE = join(FIXTURES, "probe.js");
@@ -146,4 +148,45 @@ export async function goneWithin(marker: string, ms: number): Promise<number[]> 
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * One bwrap backend and one set of task directories for the tests of a describe block, made
+ * before them and removed after: what the bwrap test files share.
+ */
+export class BwrapSuite {
+  #backend: BwrapBackend | undefined;
+  #dirs: TaskDirs | undefined;
+
+  get backend(): BwrapBackend {
+    if (this.#backend === undefined) throw new Error("the bwrap suite is used outside its tests");
+    return this.#backend;
+  }
+
+  get dirs(): TaskDirs {
+    if (this.#dirs === undefined) throw new Error("the bwrap suite is used outside its tests");
+    return this.#dirs;
+  }
+
+  /** Runs a shell script inside, to its end. */
+  async inside(script: string): Promise<Finished> {
+    return finish(await this.backend.start(request(this.dirs, shell(script))));
+  }
+
+  async setUp(): Promise<void> {
+    this.#backend = new BwrapBackend();
+    this.#dirs = await makeTaskDirs();
+  }
+
+  async tearDown(): Promise<void> {
+    if (this.#dirs !== undefined) await removeTaskDirs(this.#dirs);
+  }
+}
+
+/** A BwrapSuite for the enclosing describe block, set up and taken down by its hooks. */
+export function useBwrapSandbox(): BwrapSuite {
+  const suite = new BwrapSuite();
+  before(() => suite.setUp());
+  after(() => suite.tearDown());
+  return suite;
 }

@@ -2,21 +2,11 @@
 // errno, and an ordinary workload (git, Node) does not notice it.
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
-import { after, before, describe, test } from "node:test";
-import { sandboxBackend, type BwrapBackend } from "../../src/sandbox/index.js";
+import { describe, test } from "node:test";
 import { seccompArch } from "../../src/sandbox/seccompFilter.js";
 import { DENIED_SYSCALLS } from "../../src/sandbox/syscallTable.js";
 import { skipWhen } from "../support/skipWhen.js";
-import {
-  finish,
-  makeTaskDirs,
-  NEEDS_BWRAP,
-  removeTaskDirs,
-  request,
-  shell,
-  type Finished,
-  type TaskDirs,
-} from "./sandboxFixture.js";
+import { finish, NEEDS_BWRAP, request, useBwrapSandbox } from "./sandboxFixture.js";
 
 /** The host's Python, which the sandbox sees since /usr is bound: it can make raw calls. */
 const PYTHON = "/usr/bin/python3";
@@ -50,29 +40,17 @@ print(json.dumps(out))
 `;
 
 describe("the seccomp filter inside a bwrap sandbox", { skip: NEEDS_BWRAP }, () => {
-  let backend: BwrapBackend;
-  let dirs: TaskDirs;
-  before(async () => {
-    backend = sandboxBackend("bwrap");
-    dirs = await makeTaskDirs();
-  });
-  after(async () => {
-    await removeTaskDirs(dirs);
-  });
-
-  async function inside(script: string): Promise<Finished> {
-    return finish(await backend.start(request(dirs, shell(script))));
-  }
+  const suite = useBwrapSandbox();
 
   test("the runner and what it starts run under a filter: /proc/self/status says Seccomp: 2", async () => {
-    const run = await inside(
+    const run = await suite.inside(
       "grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status; sh -c 'grep ^Seccomp: /proc/self/status'",
     );
     assert.equal(run.stdout, "NoNewPrivs:\t1\nSeccomp:\t2\nSeccomp:\t2\n", run.stderr);
   });
 
   test("unshare -U and unshare -m fail inside with Operation not permitted", async () => {
-    const run = await inside("unshare -U true; echo user=$?; unshare -m true; echo mount=$?");
+    const run = await suite.inside("unshare -U true; echo user=$?; unshare -m true; echo mount=$?");
     assert.match(run.stdout, /^user=[1-9]\d*\nmount=[1-9]\d*\n$/);
     const refusals = run.stderr.match(/unshare failed: Operation not permitted/g) ?? [];
     assert.equal(refusals.length, 2, run.stderr);
@@ -95,8 +73,8 @@ describe("the seccomp filter inside a bwrap sandbox", { skip: NEEDS_BWRAP }, () 
       }
       calls.getpid = [ARCH === "x64" ? 39 : 172];
       const run = await finish(
-        await backend.start(
-          request(dirs, { program: PYTHON, args: ["-c", CALLER, JSON.stringify(calls)] }),
+        await suite.backend.start(
+          request(suite.dirs, { program: PYTHON, args: ["-c", CALLER, JSON.stringify(calls)] }),
         ),
       );
       assert.equal(run.exit.code, 0, run.stderr);
@@ -121,7 +99,7 @@ describe("the seccomp filter inside a bwrap sandbox", { skip: NEEDS_BWRAP }, () 
         const sh = execFileSync("/bin/sh", ["-c", "echo spawned"], { encoding: "utf8" }).trim();
         console.log(text + " " + sh);
       });`;
-    const run = await inside(
+    const run = await suite.inside(
       [
         "set -e",
         "cd /tmp && git init -q repo && cd repo",

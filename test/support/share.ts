@@ -36,17 +36,30 @@ export const TEST_GIT_ENV: Readonly<Record<string, string>> = {
 
 /** Runs git and resolves with its stdout, trimmed; rejects with its stderr when it fails. */
 export function git(cwd: string, ...args: string[]): Promise<string> {
+  return runGit(cwd, null, args);
+}
+
+/** Runs git with `input` on its stdin; otherwise as git(). */
+export function gitWithInput(cwd: string, input: string, ...args: string[]): Promise<string> {
+  return runGit(cwd, input, args);
+}
+
+function runGit(cwd: string, input: string | null, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, env: TEST_GIT_ENV, stdio: ["ignore", "pipe", "pipe"] });
+    const stdin = input === null ? "ignore" : "pipe";
+    const child = spawn("git", args, { cwd, env: TEST_GIT_ENV, stdio: [stdin, "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve(Buffer.concat(out).toString("utf8").trim());
       else reject(new Error(`git ${args.join(" ")}: ${Buffer.concat(err).toString("utf8")}`));
     });
+    // A git that fails before it reads its input closes the pipe; its exit says why.
+    child.stdin?.on("error", () => undefined);
+    if (input !== null) child.stdin?.end(input);
   });
 }
 
