@@ -261,13 +261,17 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     await checkPathsExist(request);
     const command = this.render(plan);
     const cgroup = await this.makeCgroup(plan);
-    let spawned: SpawnedCommand;
     try {
       await grantAccess(plan);
+    } catch (error) {
+      await cgroup?.remove();
+      throw error;
+    }
+    let spawned: SpawnedCommand;
+    try {
       spawned = await spawnCommand(command, { detached: false });
     } catch (error) {
       await cgroup?.remove();
-      if (error instanceof SandboxUnavailableError) throw error;
       throw new SandboxUnavailableError(
         `bubblewrap could not be run: ${cleanLine(String(error))}`,
         {
@@ -349,9 +353,9 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       );
     }
     const made = await SandboxCgroup.create(cgroupPlan);
-    if (made.warnings.length > 0) {
+    if (made.failures.length > 0) {
       await made.cgroup.remove();
-      throw new BoundUnavailableError(made.warnings.join("; "), { hint: BOUNDS_FIX });
+      throw new BoundUnavailableError(made.failures.join("; "), { hint: BOUNDS_FIX });
     }
     return made.cgroup;
   }

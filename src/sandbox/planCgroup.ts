@@ -1,5 +1,6 @@
 // Which cgroup directories bound one sandbox, with which settings: pure.
 import type { CgroupHost } from "./cgroupHost.js";
+import { mib } from "./sandboxBounds.js";
 import type { SandboxLimits } from "./sandboxRequest.js";
 
 export interface CgroupSetting {
@@ -22,10 +23,6 @@ export interface CgroupPlan {
    * any is never started: a bound is never silently dropped.
    */
   unavailable: string[];
-}
-
-function mib(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MiB`;
 }
 
 /**

@@ -38,19 +38,17 @@ export class SandboxCgroup {
   /**
    * Makes the planned directories and writes their limits. A directory left by an earlier run
    * of the same task is reused once whatever is still in it is killed. What cannot be applied
-   * is returned as warnings, and its directory is not used.
+   * is returned in `failures`, and its directory is not used; the caller refuses to start.
    */
-  static async create(plan: CgroupPlan): Promise<{ cgroup: SandboxCgroup; warnings: string[] }> {
+  static async create(plan: CgroupPlan): Promise<{ cgroup: SandboxCgroup; failures: string[] }> {
     const made: CgroupDir[] = [];
-    const warnings: string[] = [];
+    const failures: string[] = [];
     for (const dir of plan.dirs) {
       try {
         await mkdir(dir.path, { mode: 0o755 });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          warnings.push(
-            `the cgroup ${dir.path} could not be made (${describe(error)}): its limits are not applied`,
-          );
+          failures.push(`the cgroup ${dir.path} could not be made (${describe(error)})`);
           continue;
         }
         killPids(await procsOf(dir));
@@ -65,13 +63,11 @@ export class SandboxCgroup {
         }
         made.push(dir);
       } catch (error) {
-        warnings.push(
-          `the limits of ${dir.path} could not be set (${describe(error)}): they are not applied`,
-        );
+        failures.push(`the bounds of ${dir.path} could not be set (${describe(error)})`);
         await rmdir(dir.path).catch(() => undefined);
       }
     }
-    return { cgroup: new SandboxCgroup(made), warnings };
+    return { cgroup: new SandboxCgroup(made), failures };
   }
 
   get empty(): boolean {

@@ -6,7 +6,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { after, before, describe, test, type TestContext } from "node:test";
+import { after, describe, test } from "node:test";
 import { skipWhen } from "../support/skipWhen.js";
 import {
   assertLeftBy,
@@ -44,27 +44,31 @@ interface UserProbe {
   valuesAfter: Map<string, string | null>;
 }
 
-describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }, () => {
-  let outcome: TestUserOutcome;
+/** The user the runs are made as; made here when the suite runs as root. */
+const outcome: TestUserOutcome =
+  NEEDS_BWRAP === false ? await ordinaryUser() : { ok: false, why: NEEDS_BWRAP };
+const NO_USER = skipWhen(outcome.ok ? false : outcome.why);
+
+/** Whether the suite runs as an ordinary user already, so escape.test.ts ran as one. */
+const ALREADY_ORDINARY = skipWhen(
+  process.getuid?.() !== 0 &&
+    "the suite runs as an ordinary user already, and escape.test.ts with it",
+);
+
+describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP || NO_USER }, () => {
   const started: ChildProcess[] = [];
   const made: string[] = [];
   let probeRun: Promise<UserProbe> | undefined;
 
-  before(async () => {
-    outcome = await ordinaryUser();
-  });
   after(async () => {
     for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
     for (const dir of made) await rm(dir, { recursive: true, force: true });
   });
 
-  /** The user, or null once the test has been skipped for want of one (never in CI). */
-  function userOrSkip(t: TestContext): TestUser | null {
-    if (outcome.ok) return outcome.user;
-    const reason = skipWhen(outcome.why);
-    if (reason === false) assert.fail(outcome.why);
-    t.skip(reason);
-    return null;
+  /** The user; where none could be made the describe block skips, and in CI this fails. */
+  function theUser(): TestUser {
+    if (!outcome.ok) assert.fail(outcome.why);
+    return outcome.user;
   }
 
   /** A share and a workspace that the user owns. */
@@ -142,9 +146,8 @@ describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }
     return probeRun;
   }
 
-  test("the host's uid and gid maps of every sandbox process name the user's ids, never 0, and what the task leaves is the user's", async (t) => {
-    const user = userOrSkip(t);
-    if (user === null) return;
+  test("the host's uid and gid maps of every sandbox process name the user's ids, never 0, and what the task leaves is the user's", async () => {
+    const user = theUser();
     const probe = await probeAsUser(user);
     assert.equal(probe.run.exit.code, 0, probe.run.stderr);
     assertRunsAs(probe.processes, { uid: user.uid, gid: user.gid, groups: probe.starterGroups });
@@ -153,16 +156,14 @@ describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }
     assertLeftBy(probe.left, probe.workspace, user);
   });
 
-  test("as the user, no /proc/sys file opens for writing inside, nor /proc/sysrq-trigger", async (t) => {
-    const user = userOrSkip(t);
-    if (user === null) return;
+  test("as the user, no /proc/sys file opens for writing inside, nor /proc/sysrq-trigger", async () => {
+    const user = theUser();
     const probe = await probeAsUser(user);
     assertProcRefused(probe.report, probe.valuesBefore, probe.valuesAfter);
   });
 
-  test("as the user, the default bounds are refused with BOUND_UNAVAILABLE and a hint, never run unbounded", async (t) => {
-    const user = userOrSkip(t);
-    if (user === null) return;
+  test("as the user, the default bounds are applied where it has a cgroup and refused with BOUND_UNAVAILABLE and a hint where not, never run unbounded", async () => {
+    const user = theUser();
     const dirs = await dirsFor(user);
     let said: Record<string, unknown> = {};
     const { code, stderr } = await runFixture(user, ["bounds", dirs.root], (value) => {
@@ -170,12 +171,13 @@ describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }
     });
     assert.equal(code, 0, `the fixture failed: ${stderr}`);
     const cgroups = said.cgroups as Record<string, { ok: boolean }> | undefined;
-    if (said.started !== undefined && cgroups?.memory?.ok === true && cgroups.pids?.ok === true) {
-      const reason = skipWhen(`${user.name} has a cgroup of its own, so the bounds apply`);
-      if (reason !== false) {
-        t.skip(reason);
-        return;
-      }
+    if (cgroups?.memory?.ok === true && cgroups.pids?.ok === true) {
+      // This user has a cgroup of its own: the bounds are applied, and the sandbox runs.
+      assert.ok(
+        said.started !== undefined,
+        `bounds ${user.name} can apply were refused: ${JSON.stringify(said)}`,
+      );
+      return;
     }
     const refused = said.refused as { code?: string; message?: string; hint?: string } | undefined;
     assert.ok(
@@ -187,16 +189,8 @@ describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP }
     assert.match(refused.hint ?? "", /--memory 0/);
   });
 
-  test("as the user, every escape test still holds", async (t) => {
-    const user = userOrSkip(t);
-    if (user === null) return;
-    if (!user.switched) {
-      const reason = skipWhen("the suite runs as this user already, escape.test.ts with it");
-      if (reason !== false) {
-        t.skip(reason);
-        return;
-      }
-    }
+  test("as the user, every escape test still holds", { skip: ALREADY_ORDINARY }, async () => {
+    const user = theUser();
     const child = spawnAsUser(user, [
       "--import",
       "tsx",
