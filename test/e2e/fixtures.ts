@@ -7,6 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { withTestBounds } from "../support/testBounds.js";
 import { GUEST_MAIN } from "../../src/host/index.js";
 import { makeRepo } from "../support/share.js";
 import { skipWhen } from "../support/skipWhen.js";
@@ -50,9 +51,13 @@ export interface CliOptions {
   cwd?: string;
 }
 
-/** Starts `node dist/cli/main.js --data-dir DIR ...args`. */
+/**
+ * Starts `node dist/cli/main.js --data-dir DIR ...args`; a task it makes has the test bounds
+ * (testBounds.ts).
+ */
 export function startCli(dataDir: string, args: string[], options: CliOptions = {}): ChildProcess {
-  const child = spawn(process.execPath, [CLI_MAIN, "--data-dir", dataDir, ...args], {
+  const argv = [CLI_MAIN, "--data-dir", dataDir, ...withTestBounds(args)];
+  const child = spawn(process.execPath, argv, {
     cwd: options.cwd ?? tmpdir(),
     env: options.env ?? cleanEnv(),
     stdio: ["pipe", "pipe", "pipe"],

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
+import { TEST_LIMITS } from "../support/testBounds.js";
 import {
   createTask,
   executeTask,
@@ -52,7 +53,14 @@ describe("executeTask", { skip: NO_SANDBOX }, () => {
   });
 
   function input(command: string[], over: Partial<CreateTaskInput> = {}): CreateTaskInput {
-    return { repo: fx.repo, prompt: "do the task\n", agent: "command", command, ...over };
+    return {
+      repo: fx.repo,
+      prompt: "do the task\n",
+      agent: "command",
+      command,
+      limits: TEST_LIMITS,
+      ...over,
+    };
   }
 
   test("a task that commits succeeds with its verified head, and leaves no share or workspace", async () => {

@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { TEST_LIMITS } from "../support/testBounds.js";
 import {
   createTask,
   diffTask,
@@ -506,6 +507,7 @@ describe("an agent that commits objects git's fsck refuses", { skip: NO_SANDBOX 
       prompt: "commit a .GIT directory\n",
       agent: "command",
       command: ["sh", "-c", script],
+      limits: TEST_LIMITS,
     });
     const refsBefore = await git(fx.repo, "for-each-ref");
     const outcome = await executeTask(fx.tasks, summary.id, { env: {} });

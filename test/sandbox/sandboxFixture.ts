@@ -11,6 +11,7 @@ import type {
   SandboxRequest,
 } from "../../src/sandbox/index.js";
 import { skipWhen } from "../support/skipWhen.js";
+import { TEST_LIMITS as TEST_SANDBOX_LIMITS } from "../support/testBounds.js";
 import { after, before } from "node:test";
 import { BwrapBackend } from "../../src/sandbox/index.js";
 
@@ -45,12 +46,8 @@ export async function removeTaskDirs(dirs: TaskDirs): Promise<void> {
   await rm(dirs.root, { recursive: true, force: true });
 }
 
-/**
- * The bounds a test sandbox has unless it asks for others: the defaults as root; none as an
- * ordinary user, who has no cgroup to apply them in on a test machine, so start() would refuse.
- */
-export const TEST_LIMITS: SandboxLimits =
-  process.getuid?.() === 0 ? {} : { memoryBytes: 0, processes: 0, diskBytes: 0 };
+/** The bounds a test sandbox has unless it asks for others (testBounds.ts). */
+export const TEST_LIMITS: SandboxLimits = TEST_SANDBOX_LIMITS;
 
 let counter = 0;
 
