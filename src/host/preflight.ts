@@ -144,6 +144,7 @@ export async function preflight(
   const approval = approvalPlan(host, backend.name);
   const check = await backend.check();
   if (!check.ok) throw new BackendUnusableError(host.sandbox, check.why, check.fix);
+  await backend.checkBounds(host.limits ?? {});
   const relay = relayFor(host.guest.agent, env);
   return {
     host,

@@ -15,14 +15,14 @@ import { describeIdentity } from "./sandboxIdentity.js";
 import { DENIED_SYSCALLS } from "./syscallTable.js";
 import { diskBoundReached, mib, type SandboxBound } from "./sandboxBounds.js";
 import { planBwrap, type BwrapPlan } from "./planBwrap.js";
-import { planCgroup } from "./planCgroup.js";
+import { planCgroup, type CgroupPlan } from "./planCgroup.js";
 import { BLOCK_FD, INFO_FD, renderBwrap } from "./renderBwrap.js";
 import { StartedSandbox } from "./runningSandbox.js";
 import type { BackendCheck, RunningSandbox, SandboxBackend } from "./sandboxBackend.js";
 import { SandboxCgroup } from "./sandboxCgroup.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 import { SANDBOX_LIMITS } from "./sandboxLimits.js";
-import type { SandboxRequest } from "./sandboxRequest.js";
+import { activeLimits, type SandboxLimits, type SandboxRequest } from "./sandboxRequest.js";
 import { spawnCommand, type SpawnedCommand } from "./spawnCommand.js";
 
 const run = promisify(execFile);
@@ -149,6 +149,22 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
 
   render(plan: BwrapPlan): SandboxCommand {
     return renderBwrap(plan);
+  }
+
+  async checkBounds(limits: SandboxLimits): Promise<void> {
+    await this.cgroupPlan("check", activeLimits(limits));
+  }
+
+  /** The cgroups that would hold `limits`; a bound this host cannot apply is refused. */
+  private async cgroupPlan(taskId: string, limits: SandboxLimits): Promise<CgroupPlan> {
+    const cgroupPlan = planCgroup(taskId, limits, await this.cgroupHost());
+    if (cgroupPlan.unavailable.length > 0) {
+      throw new BoundUnavailableError(
+        `this machine cannot apply ${cgroupPlan.unavailable.join("; ")}`,
+        { hint: BOUNDS_FIX },
+      );
+    }
+    return cgroupPlan;
   }
 
   /** Where limits can be applied, probed once per backend. */
@@ -345,13 +361,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
    */
   private async makeCgroup(plan: BwrapPlan): Promise<SandboxCgroup | null> {
     if (plan.limits.memoryBytes === undefined && plan.limits.processes === undefined) return null;
-    const cgroupPlan = planCgroup(plan.taskId, plan.limits, await this.cgroupHost());
-    if (cgroupPlan.unavailable.length > 0) {
-      throw new BoundUnavailableError(
-        `this machine cannot apply ${cgroupPlan.unavailable.join("; ")}`,
-        { hint: BOUNDS_FIX },
-      );
-    }
+    const cgroupPlan = await this.cgroupPlan(plan.taskId, plan.limits);
     const made = await SandboxCgroup.create(cgroupPlan);
     if (made.failures.length > 0) {
       await made.cgroup.remove();

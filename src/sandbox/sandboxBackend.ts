@@ -4,7 +4,7 @@ import type { BwrapPlan } from "./planBwrap.js";
 import type { NonePlan } from "./planNone.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 import type { SandboxBound } from "./sandboxBounds.js";
-import type { SandboxRequest } from "./sandboxRequest.js";
+import type { SandboxLimits, SandboxRequest } from "./sandboxRequest.js";
 
 export type SandboxName = "bwrap" | "none";
 
@@ -53,6 +53,11 @@ export interface SandboxBackend<P extends SandboxPlan = SandboxPlan> {
   readonly name: SandboxName;
   readonly isolated: boolean;
   check(): Promise<BackendCheck>;
+  /**
+   * Refuses, with BoundUnavailableError and a hint, bounds this machine cannot apply (the
+   * defaults where `limits` gives none), so a task can be refused before it is attached.
+   */
+  checkBounds(limits: SandboxLimits): Promise<void>;
   /** Pure: the typed plan of the sandbox for this request; refuses a bad request. */
   plan(request: SandboxRequest): P;
   /** Pure: the command that makes the planned sandbox. */

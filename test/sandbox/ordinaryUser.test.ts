@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, test } from "node:test";
 import { skipWhen } from "../support/skipWhen.js";
+import { makeRepo } from "../support/share.js";
+import { CLI_MAIN } from "../e2e/fixtures.js";
 import {
   assertLeftBy,
   assertProcRefused,
@@ -187,6 +189,53 @@ describe("an ordinary user's sandbox, seen from the host", { skip: NEEDS_BWRAP |
     assert.equal(refused.code, "BOUND_UNAVAILABLE", refused.message);
     assert.match(refused.message ?? "", /memory|process/);
     assert.match(refused.hint ?? "", /--memory 0/);
+  });
+
+  test("as the user, `warden run` with the default bounds is refused before the task runs, with what to do", async () => {
+    const user = theUser();
+    const root = await mkdtemp("/tmp/warden-user-cli-");
+    made.push(root);
+    const repo = join(root, "repo");
+    await makeRepo(repo);
+    await giveTo(root, user);
+    const cli = (args: string[]): Promise<{ code: number | null; out: string; err: string }> => {
+      const child = spawnAsUser(user, [CLI_MAIN, "--data-dir", join(root, "data"), ...args]);
+      started.push(child);
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+      return new Promise((resolve) =>
+        child.once("close", (code) => {
+          resolve({ code, out, err });
+        }),
+      );
+    };
+    const refused = await cli(["run", "--repo", repo, "--prompt", "hi", "--", "true"]);
+    assert.equal(refused.code, 1, refused.err);
+    assert.match(refused.err, /^warden: .*cannot apply the memory bound/m);
+    assert.match(refused.err, /^hint: .*--memory 0/m);
+    const list = await cli(["ls", "--json"]);
+    const tasks = JSON.parse(list.out) as { state: string }[];
+    assert.deepEqual(
+      tasks.map((t) => t.state),
+      ["created"],
+      "the task was attached and run before the refusal",
+    );
+    const asked = await cli([
+      "run",
+      "--repo",
+      repo,
+      "--prompt",
+      "hi",
+      "--memory",
+      "0",
+      "--max-processes",
+      "0",
+      "--",
+      "true",
+    ]);
+    assert.equal(asked.code, 0, asked.err);
   });
 
   test("as the user, every escape test still holds", { skip: ALREADY_ORDINARY }, async () => {
