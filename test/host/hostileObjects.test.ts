@@ -31,6 +31,11 @@ import {
   type HostFixture,
 } from "./fixtures.js";
 
+/** Writes `text` as a commit object into the repository at `dir`, with no check at all. */
+function writeRawCommit(dir: string, text: string): Promise<string> {
+  return gitWithInput(dir, text, "hash-object", "--literally", "-w", "-t", "commit", "--stdin");
+}
+
 /** Writes objects into a clone of the user's repository, as an agent in the sandbox could. */
 class ObjectWriter {
   constructor(
@@ -61,16 +66,7 @@ class ObjectWriter {
 
   /** A commit of exactly `text` (a raw commit object), written with no check at all. */
   rawCommit(text: string): Promise<string> {
-    return gitWithInput(
-      this.work,
-      text,
-      "hash-object",
-      "--literally",
-      "-w",
-      "-t",
-      "commit",
-      "--stdin",
-    );
+    return writeRawCommit(this.work, text);
   }
 
   /** A well-formed commit of `tree` on top of the base. */
@@ -402,17 +398,11 @@ describe("objects git's fsck refuses", () => {
     const { repo } = await makeRepo(join(root, "repo"), { commits: 0 });
     const tree = await git(repo, "rev-parse", "HEAD^{tree}");
     const parent = await git(repo, "rev-parse", "HEAD");
-    const base = await gitWithInput(
+    const base = await writeRawCommit(
       repo,
       `tree ${tree}\nparent ${parent}\n` +
         "author Old <old@example.com> 1000000000 +99999\n" +
         "committer Old <old@example.com> 1000000000 +0000\n\nan old import\n",
-      "hash-object",
-      "--literally",
-      "-w",
-      "-t",
-      "commit",
-      "--stdin",
     );
     await git(repo, "update-ref", "refs/heads/main", base);
     const work = join(root, "work");
