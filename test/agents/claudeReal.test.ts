@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AgentEvent } from "../../src/agents/index.js";
 import { git } from "../support/share.js";
+import { skipWhen } from "../support/skipWhen.js";
 import {
   PLACEHOLDER_KEY,
   claudeUnavailable,
@@ -20,7 +21,7 @@ import {
   type ScriptedTurn,
 } from "../support/scriptedAnthropic.js";
 
-const skip = claudeUnavailable() ?? false;
+const skip = skipWhen(claudeUnavailable());
 
 let scratch = "";
 before(async () => {

@@ -5,11 +5,14 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { Tasks, type Attachment } from "../../src/store/index.js";
+import { skipWhen } from "../support/skipWhen.js";
 import { CLI_MAIN, collect, runCli, startCli, workspace, type Workspace } from "../e2e/fixtures.js";
 
 describe(
   "talking to a running task",
-  { skip: existsSync(CLI_MAIN) ? undefined : "run `npm run build` first" },
+  {
+    skip: skipWhen(existsSync(CLI_MAIN) ? false : "warden is not built: run `npm run build` first"),
+  },
   () => {
     let ws: Workspace;
     let tasks: Tasks;

@@ -7,10 +7,10 @@ import { Tasks, type TaskEvent } from "../../src/store/index.js";
 import { claudeUnavailable } from "../support/claudeRun.js";
 import type { ScriptedAnthropic } from "../support/scriptedAnthropic.js";
 import { cleanEnv, NO_SYSTEM, runCli, type CliResult, type Workspace } from "./fixtures.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 /** Why these tests cannot run here, or undefined when they can. */
-export const NO_CLAUDE_SYSTEM: string | undefined =
+export const NO_CLAUDE_SYSTEM: SkipReason | undefined =
   NO_SYSTEM ?? (skipWhen(claudeUnavailable()) || undefined);
 
 /** The host's key: shaped like a real one, made up for this test process. */

@@ -9,9 +9,10 @@ import { CHANNEL_LIMITS, type Result } from "../../src/protocol/index.js";
 import { CLAUDE_BIN, PLACEHOLDER_KEY, claudeUnavailable } from "../support/claudeRun.js";
 import { startScriptedAnthropic, type ScriptedTurn } from "../support/scriptedAnthropic.js";
 import { makeTask, receivedOf, runGuest, shellAgent, type GuestRun } from "../support/share.js";
+import { skipWhen } from "../support/skipWhen.js";
 import { startFakeHost, type FakeHost, type FakeHostOptions } from "./fakeHost.js";
 
-const skip = claudeUnavailable() ?? false;
+const skip = skipWhen(claudeUnavailable());
 
 /** A tool call, then an answer: enough events for a few requests, and one turn boundary. */
 const SCRIPT: readonly ScriptedTurn[] = [

@@ -22,9 +22,10 @@ import {
   runGuest,
   type GuestRun,
 } from "../support/share.js";
+import { skipWhen } from "../support/skipWhen.js";
 import { startFakeHost, type FakeHost, type FakeHostOptions } from "./fakeHost.js";
 
-const skip = claudeUnavailable() ?? false;
+const skip = skipWhen(claudeUnavailable());
 
 interface LiveRun {
   readonly api: ScriptedAnthropic;

@@ -30,7 +30,7 @@ import {
   type GuestRun,
   type TaskFixture,
 } from "../support/share.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import { startFakeHost, type FakeHost, type FakeHostOptions } from "./fakeHost.js";
 
 /** The real key: only the relay on the host holds it, and only the scripted API may see it. */
@@ -64,7 +64,7 @@ interface Api {
 interface AgentCase {
   readonly agent: "codex" | "gemini";
   readonly program: string;
-  readonly skip: string | false;
+  readonly skip: SkipReason;
   readonly model: string;
   /** Which API the relay speaks, and where the sandbox holds the placeholder key. */
   readonly relayApi: "openai" | "gemini";
@@ -94,7 +94,7 @@ const CODEX_NATIVE = existsSync(CODEX_LAUNCHER)
   : undefined;
 const GEMINI_BIN = fileURLToPath(new URL("../../node_modules/.bin/gemini", import.meta.url));
 
-function missing(path: string | undefined, what: string): string | false {
+function missing(path: string | undefined, what: string): SkipReason {
   return skipWhen(
     path !== undefined && existsSync(path) ? false : `no ${what}: npm ci installs it`,
   );

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { GUEST_MAIN } from "../../src/host/index.js";
 import { Tasks } from "../../src/store/index.js";
 import { makeRepo } from "../support/share.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 export { git, gitWithInput, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
 /** Why a test that needs a real sandbox cannot run here, or undefined when it can. */
-export const NO_SANDBOX: string | undefined =
+export const NO_SANDBOX: SkipReason | undefined =
   skipWhen(
     !existsSync(GUEST_MAIN)
       ? "the runner is not built: run `npm run build` first"

@@ -4,12 +4,12 @@ import { existsSync } from "node:fs";
 import { describe, test } from "node:test";
 import { probeCgroupHost } from "../../src/sandbox/cgroupHost.js";
 import { finish, NEEDS_BWRAP, request, useBwrapSandbox } from "./sandboxFixture.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 const MiB = 1024 * 1024;
 const cgroups = await probeCgroupHost();
 
-function skipUnless(site: { ok: true } | { ok: false; why: string }): string | false {
+function skipUnless(site: { ok: true } | { ok: false; why: string }): SkipReason {
   if (NEEDS_BWRAP !== false) return NEEDS_BWRAP;
   return skipWhen(site.ok ? false : `cgroups cannot bound sandboxes on this host: ${site.why}`);
 }

@@ -9,7 +9,7 @@ import {
   type RunningSandbox,
 } from "../../src/sandbox/index.js";
 import { probeSandboxIdentity, sandboxIdentity } from "../../src/sandbox/sandboxIdentity.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import {
   assertLeftBy,
   assertProcRefused,
@@ -24,7 +24,7 @@ import {
 import { makeTaskDirs, NEEDS_BWRAP, removeTaskDirs, type Finished } from "./sandboxFixture.js";
 import { assertRunsAs, groupsOf, sandboxedProcesses, type HostView } from "./sandboxProcesses.js";
 
-const NEEDS_ROOT: string | false =
+const NEEDS_ROOT: SkipReason =
   NEEDS_BWRAP !== false
     ? NEEDS_BWRAP
     : skipWhen(

@@ -6,7 +6,7 @@ import { constants } from "node:os";
 import { describe, test } from "node:test";
 import { planBwrap, renderBwrap, type BwrapHost } from "../../src/sandbox/index.js";
 import { DENIED_SYSCALLS, type SeccompArch } from "../../src/sandbox/syscallTable.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 /** The headers that number each architecture's calls (Debian's linux-libc-dev). */
 const HEADERS: Record<SeccompArch, string[]> = {
@@ -45,7 +45,7 @@ function headerNumbers(arch: SeccompArch): Map<string, number> | null {
   return numbers;
 }
 
-function headerSkip(arch: SeccompArch): string | false {
+function headerSkip(arch: SeccompArch): SkipReason {
   return skipWhen(
     HEADERS[arch].some((p) => existsSync(p))
       ? false
