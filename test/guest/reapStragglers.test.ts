@@ -74,8 +74,54 @@ test("a process that ignores SIGTERM gets SIGKILL after the grace", async (t) =>
   assert.equal(table.alive(stubborn), false);
 });
 
-test("the runner never counts itself or its ancestors", () => {
-  const lineage = table.lineage(process.pid);
-  assert.ok(lineage.has(process.pid));
-  assert.ok(lineage.has(process.ppid));
+/** A marked shell that stands for the runner's parent, and the marked sleeper it started. */
+async function markedParentAndChild(env: Record<string, string>): Promise<[number, number]> {
+  const parent = spawn("sh", ["-c", "sleep 1000 & echo $!; wait"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  if (parent.pid === undefined) throw new Error("could not start a shell");
+  const line = await new Promise<string>((resolve, reject) => {
+    parent.stdout.once("data", (chunk: Buffer) => {
+      resolve(chunk.toString());
+    });
+    parent.once("error", reject);
+  });
+  parent.stdout.destroy();
+  parent.unref();
+  return [parent.pid, Number(line.trim())];
+}
+
+test("the runner never counts itself or its ancestors", async (t) => {
+  const marker = `WARDEN_GUEST_RUN=lineage-${process.pid}-${Date.now()}`;
+  const [name, value] = marker.split("=") as [string, string];
+  // The runner and its parent carry the run's marker, as they do in a sandbox without a PID
+  // namespace of its own; only the straggler beside them may be stopped.
+  const [parent, runner] = await markedParentAndChild({ [name]: value });
+  const straggler = sleeper({ [name]: value });
+  t.after(() => {
+    for (const pid of [runner, parent, straggler]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+  for (const pid of [runner, straggler]) await waitForEnv(pid, marker);
+  const lineage = table.lineage(runner);
+  assert.ok(lineage.has(runner) && lineage.has(parent) && lineage.has(process.pid));
+  const reaped = await reapStragglers({
+    scope: { kind: "agent", pgid: undefined, marker },
+    graceMs: 2_000,
+    self: runner,
+  });
+  assert.deepEqual(
+    reaped.stopped.map((entry) => entry.pid),
+    [straggler],
+  );
+  assert.equal(table.alive(runner), true, "the runner still runs");
+  assert.equal(table.alive(parent), true, "the runner's parent still runs");
+  assert.equal(table.alive(straggler), false);
 });

@@ -2,6 +2,7 @@
 // denied at the timeout or when the run that asked is gone; bounded in number.
 import { strict as assert } from "node:assert";
 import { after, before, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { STORE_LIMITS } from "../../src/store/index.js";
 import { tempStore, type TempStore } from "./helpers.js";
 
@@ -58,15 +59,22 @@ test("a request nobody answers is denied at the timeout; an answer a moment befo
   await run.askApproval({ tool: "Bash", input: "rm -rf build" });
   const started = Date.now();
   const timedOut = await run.awaitApproval(1, { timeoutMs: 200 });
-  assert.ok(Date.now() - started >= 190);
+  const took = Date.now() - started;
+  assert.ok(took >= 190 && took < 2_000, `denied after ${took} ms of a 200 ms timeout`);
   assert.equal(timedOut.decision, "deny");
   assert.equal(timedOut.answeredBy, "timeout");
 
   await run.askApproval({ tool: "Bash", input: "make" });
   const waiting = run.awaitApproval(2, { timeoutMs: 5_000 });
-  setTimeout(() => void store.tasks.approve(id, 2, "allow", { by: null }), 50);
+  const givenAt = sleep(50)
+    .then(() => store.tasks.approve(id, 2, "allow", { by: null }))
+    .then(() => Date.now());
   const answered = await waiting;
-  assert.equal(answered.answeredBy, "person", "woken by the answer, well before the timeout");
+  const seenAt = Date.now();
+  assert.equal(answered.answeredBy, "person");
+  // A waiter that slept to the timeout would see the answer almost 5 s after it was given.
+  const late = seenAt - (await givenAt);
+  assert.ok(late < 1_500, `the waiter saw the answer ${late} ms after it was given`);
   await run.finish({ state: "succeeded" });
 });
 
