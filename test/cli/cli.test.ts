@@ -1,15 +1,22 @@
 // The `warden` command as a script sees it: exit codes, --json shapes, `warden:` / `hint:` on
 // errors, ids by unique prefix. Run as a child process: `node dist/cli/main.js`.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
+import { parseAllowEntry } from "../../src/egress/index.js";
+import { WardenError } from "../../src/protocol/index.js";
 import { Tasks } from "../../src/store/index.js";
+import { skipWhen } from "../support/skipWhen.js";
 import {
+  AWAIT_RELEASE,
   CLI_MAIN,
   idOf,
   NO_SYSTEM,
+  RELEASE_WAIT_SECONDS,
   runCli,
+  taskWorkspace,
   workspace,
   type CliResult,
   type Workspace,
@@ -35,6 +42,26 @@ const VERBS = [
   "doctor",
 ];
 
+/** Resolves once `done()` is true; fails after RELEASE_WAIT_SECONDS. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  const giveUpAt = Date.now() + RELEASE_WAIT_SECONDS * 1000;
+  while (!done()) {
+    if (Date.now() > giveUpAt) assert.fail(what);
+    await sleep(50);
+  }
+}
+
+/** The WardenError `act` throws; fails the test when it throws nothing or something else. */
+function refusalOf(act: () => unknown): WardenError {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof WardenError) return error;
+    throw error;
+  }
+  assert.fail("nothing was refused");
+}
+
 /** An error as the CLI must print it: one `warden:` line, then one `hint:` line. */
 function assertError(result: CliResult, code: number, what: RegExp): void {
   assert.equal(result.code, code, result.stdout + result.stderr);
@@ -44,7 +71,9 @@ function assertError(result: CliResult, code: number, what: RegExp): void {
 
 describe(
   "the warden command",
-  { skip: existsSync(CLI_MAIN) ? undefined : "run `npm run build` first" },
+  {
+    skip: skipWhen(existsSync(CLI_MAIN) ? false : "warden is not built: run `npm run build` first"),
+  },
   () => {
     let ws: Workspace;
     before(async () => {
@@ -166,21 +195,27 @@ describe(
         2,
         /--timeout soon is not a number of seconds/,
       );
+      // The CLI prints no code, so the error it printed is matched whole against the one the
+      // allow list raises for the entry: a BAD_ALLOW_ENTRY, which is a usage error.
+      const allowed = await runCli(ws.dataDir, [
+        "create",
+        "--repo",
+        ws.repo,
+        "--prompt",
+        "x",
+        "--allow",
+        "*.com",
+        "--",
+        "true",
+      ]);
       assertError(
-        await runCli(ws.dataDir, [
-          "create",
-          "--repo",
-          ws.repo,
-          "--prompt",
-          "x",
-          "--allow",
-          "*.com",
-          "--",
-          "true",
-        ]),
+        allowed,
         2,
-        /BAD_ALLOW_ENTRY|allow|\*\.com/,
+        /^warden: the allow-list entry "\*\.com" would allow every name under a top-level domain\n/,
       );
+      const expected = refusalOf(() => parseAllowEntry("*.com"));
+      assert.equal(expected.code, "BAD_ALLOW_ENTRY");
+      assert.equal(allowed.stderr, `warden: ${expected.message}\nhint: ${expected.hint ?? ""}\n`);
       assertError(
         await runCli(ws.dataDir, [
           "create",
@@ -425,6 +460,8 @@ describe(
       });
 
       test("run --detach prints the id at once and the task runs in the background", async () => {
+        // The agent waits for a file the test makes only after `run --detach` has returned, so a
+        // detach that waited for the task would return only once the agent gave up and failed.
         const run = await runCli(ws.dataDir, [
           "run",
           "--repo",
@@ -435,10 +472,15 @@ describe(
           "--",
           "sh",
           "-c",
-          "sleep 1; echo hi",
+          AWAIT_RELEASE,
         ]);
         assert.equal(run.code, 0, run.stderr);
         const id = idOf(run);
+        const shown = await runCli(ws.dataDir, ["show", id, "--json"]);
+        assert.equal((JSON.parse(shown.stdout) as { state: string }).state, "running");
+        const workspace = taskWorkspace(ws.dataDir, id);
+        await until(() => existsSync(join(workspace, "started")), "the agent never started");
+        writeFileSync(join(workspace, "release"), "");
         const wait = await runCli(ws.dataDir, ["wait", id, "--timeout", "60s", "--json"]);
         assert.equal(wait.code, 0, wait.stderr);
         assert.equal((JSON.parse(wait.stdout) as { state: string }).state, "succeeded");

@@ -1,7 +1,8 @@
 // The edges of what the command line takes in and prints: prompts and messages that are not
 // UTF-8 text, files that are not regular files (a FIFO would hang a reader forever), a results/
-// that is a planted link, and --json output that sandbox text must not turn into terminal
-// controls. The CLI runs from its source (through tsx) as a child process with a time limit.
+// that is a planted link, the sandbox's logs whose terminal controls must never reach the
+// terminal, and --json output that sandbox text must not turn into terminal controls. The CLI
+// runs from its source (through tsx) as a child process with a time limit.
 import { strict as assert } from "node:assert";
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
@@ -179,6 +180,49 @@ describe("what the command line takes in and prints", () => {
     assertError(result, 1, /results is damaged: it is a symbolic link/, /remove the link/);
     assert.doesNotMatch(result.stdout, /SECRET/);
     assert.equal(readFileSync(join(target, "guest.log"), "utf8"), "SECRET from outside\n");
+  });
+
+  test("logs --agent-log and --proxy-log print no terminal control the logs hold, and still show their text", async () => {
+    const { id } = await tasks.create({ prompt: "print my logs" });
+    const run = await tasks.attach(id);
+    await run.finish({ state: "succeeded" });
+    // The agent writes agent.log through its stderr, so it holds whatever bytes the agent chose;
+    // proxy.log names what the sandbox asked for. Each line carries ESC, a CSI, an OSC ended by
+    // BEL and by ST, a lone BEL, C1 controls as UTF-8 and as raw bytes that are not UTF-8.
+    const hostile = (what: string): Buffer =>
+      Buffer.concat([
+        Buffer.from(
+          `${what} \u001b[2J\u001b[31mred\u001b[0m \u001b]0;title\u0007 ` +
+            `\u001b]8;;https://x.example/\u001b\\link \u0007bell \u009b31mcsi \u009d0;t\u009c\n`,
+        ),
+        Buffer.from([0x61, 0x9b, 0x33, 0x31, 0x6d, 0x62, 0x9d, 0x85, 0x1b, 0x0a]),
+      ]);
+    const results = join(ws.dataDir, "tasks", id, "results");
+    mkdirSync(results, { recursive: true, mode: 0o700 });
+    writeFileSync(join(results, "agent.log"), hostile("agent says"));
+    writeFileSync(join(results, "proxy.log"), hostile("refuse evil.example:443"));
+    for (const [flag, what] of [
+      ["--agent-log", "agent says"],
+      ["--proxy-log", "refuse evil.example:443"],
+    ] as const) {
+      for (const json of [false, true]) {
+        const result = await cli(["logs", id, flag, ...(json ? ["--json"] : [])]);
+        assert.equal(result.code, 0, result.stderr);
+        // A raw byte that is not UTF-8 reads back as U+FFFD, so it is caught here too.
+        // eslint-disable-next-line no-control-regex -- matching control characters is the point.
+        assert.doesNotMatch(result.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufffd]/);
+        const lines = json
+          ? result.stdout
+              .trim()
+              .split("\n")
+              .map((line) => (JSON.parse(line) as { line: string }).line)
+          : result.stdout.trimEnd().split("\n");
+        assert.deepEqual(lines, [
+          `${what} ?[2J?[31mred?[0m ?]0;title? ?]8;;https://x.example/?\\link ?bell ?31mcsi ?0;t?`,
+          "a?31mb??",
+        ]);
+      }
+    }
   });
 
   test("--json writes C1, bidi and line-separator characters from a task as \\u escapes", async () => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { withTestBounds } from "../support/testBounds.js";
 import { GUEST_MAIN } from "../../src/host/index.js";
 import { makeRepo } from "../support/share.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
@@ -18,7 +18,7 @@ export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 /** Why the whole system cannot run here, or undefined when it can. */
-export const NO_SYSTEM: string | undefined =
+export const NO_SYSTEM: SkipReason | undefined =
   skipWhen(
     !existsSync(CLI_MAIN) || !existsSync(GUEST_MAIN)
       ? "warden is not built: run `npm run build` first"
@@ -195,4 +195,23 @@ export function idOf(result: CliResult): string {
   if (!/^[0-9a-z]{26}$/.test(id))
     throw new Error(`no task id in: ${result.stdout}${result.stderr}`);
   return id;
+}
+
+/**
+ * How long a test's agent waits for the file that releases it before it gives up: far longer
+ * than a task takes to start and be seen on a loaded machine.
+ */
+export const RELEASE_WAIT_SECONDS = 60;
+
+/**
+ * A command agent's script that touches `started` in its workspace, then waits for `release`
+ * there and succeeds, or fails with exit 7 once RELEASE_WAIT_SECONDS have passed without it.
+ */
+export const AWAIT_RELEASE =
+  "touch started; i=0; while [ ! -e release ]; do i=$((i+1)); " +
+  `[ $i -gt ${RELEASE_WAIT_SECONDS * 10} ] && exit 7; sleep 0.1; done`;
+
+/** The workspace of task `id`: the agent's working directory, where a test releases it. */
+export function taskWorkspace(dataDir: string, id: string): string {
+  return join(dataDir, "tasks", id, "workspace");
 }

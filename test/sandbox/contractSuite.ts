@@ -1,14 +1,16 @@
 // The contract every sandbox backend keeps, run against each of them (see contract.test.ts).
 import { strict as assert } from "node:assert";
-import { randomUUID } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { SandboxBackend } from "../../src/sandbox/index.js";
+import type { SkipReason } from "../support/skipWhen.js";
 import {
   finish,
   goneWithin,
+  HUNG_TEST_MS,
+  killedAtEnd,
   makeTaskDirs,
   probe,
   removeTaskDirs,
@@ -17,7 +19,7 @@ import {
   type TaskDirs,
 } from "./sandboxFixture.js";
 
-export function sandboxContract(makeBackend: () => SandboxBackend, skip: string | false): void {
+export function sandboxContract(makeBackend: () => SandboxBackend, skip: SkipReason): void {
   const name = skip === false ? makeBackend().name : "backend";
   describe(`the sandbox contract (${name})`, { skip }, () => {
     let backend: SandboxBackend;
@@ -112,30 +114,40 @@ export function sandboxContract(makeBackend: () => SandboxBackend, skip: string 
       }
     });
 
-    test("stop(grace) sends SIGTERM to the runner, which sends what it has", async () => {
-      const sandbox = await backend.start(request(dirs, probe("handle-term")));
-      await waitFor(sandbox.stdout, "ready");
-      const started = Date.now();
-      const [run] = await Promise.all([finish(sandbox), sandbox.stop(10_000)]);
-      assert.ok(Date.now() - started < 5_000, "the runner took the SIGTERM at once");
-      assert.equal(run.stdout, "sent what it has\n");
-      assert.equal(run.exit.code, 0);
-    });
+    test(
+      "stop(grace) sends SIGTERM to the runner, which sends what it has",
+      { timeout: HUNG_TEST_MS },
+      async (t) => {
+        const marker = killedAtEnd(t, "handle-term");
+        const sandbox = await backend.start(request(dirs, probe("handle-term", marker)));
+        await waitFor(sandbox.stdout, "ready");
+        const started = Date.now();
+        const [run] = await Promise.all([finish(sandbox), sandbox.stop(10_000)]);
+        assert.ok(Date.now() - started < 5_000, "the runner took the SIGTERM at once");
+        assert.equal(run.stdout, "sent what it has\n");
+        assert.equal(run.exit.code, 0);
+      },
+    );
 
-    test("stop(grace) ends a runner that ignores SIGTERM once the grace is over", async () => {
-      const sandbox = await backend.start(request(dirs, probe("ignore-term")));
-      await waitFor(sandbox.stdout, "ready");
-      const started = Date.now();
-      const [run] = await Promise.all([finish(sandbox), sandbox.stop(400)]);
-      const took = Date.now() - started;
-      assert.ok(took >= 400, `stopped after ${took} ms, before the grace`);
-      assert.ok(took < 5_000, `stopped after ${took} ms`);
-      assert.match(run.stderr, /ignoring SIGTERM/);
-      assert.ok(run.exit.signal === "SIGKILL" || run.exit.code === 137, JSON.stringify(run.exit));
-    });
+    test(
+      "stop(grace) ends a runner that ignores SIGTERM once the grace is over",
+      { timeout: HUNG_TEST_MS },
+      async (t) => {
+        const marker = killedAtEnd(t, "ignore-term");
+        const sandbox = await backend.start(request(dirs, probe("ignore-term", marker)));
+        await waitFor(sandbox.stdout, "ready");
+        const started = Date.now();
+        const [run] = await Promise.all([finish(sandbox), sandbox.stop(400)]);
+        const took = Date.now() - started;
+        assert.ok(took >= 400, `stopped after ${took} ms, before the grace`);
+        assert.ok(took < 5_000, `stopped after ${took} ms`);
+        assert.match(run.stderr, /ignoring SIGTERM/);
+        assert.ok(run.exit.signal === "SIGKILL" || run.exit.code === 137, JSON.stringify(run.exit));
+      },
+    );
 
-    test("nothing the runner started outlives stop", async () => {
-      const marker = `warden-marker-${randomUUID()}`;
+    test("nothing the runner started outlives stop", { timeout: HUNG_TEST_MS }, async (t) => {
+      const marker = killedAtEnd(t, "outlive");
       const sandbox = await backend.start(request(dirs, probe("grandchild", marker)));
       await waitFor(sandbox.stdout, "ready");
       await sandbox.stop(200);
@@ -145,7 +157,11 @@ export function sandboxContract(makeBackend: () => SandboxBackend, skip: string 
     test("stop after the end settles at once", async () => {
       const sandbox = await backend.start(request(dirs, probe("streams")));
       await finish(sandbox);
+      // The grace is long so that a stop which waits it out cannot pass on a slow machine.
+      const started = Date.now();
       await sandbox.stop(10_000);
+      const took = Date.now() - started;
+      assert.ok(took < 3_000, `stop after the end took ${took} ms of a 10 s grace`);
     });
 
     test("a request with a relative workspace is refused before anything starts", async () => {

@@ -1,4 +1,5 @@
 // What the sandbox tests share: temporary task directories, requests, and reading a run to its end.
+import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,16 +11,16 @@ import type {
   SandboxLimits,
   SandboxRequest,
 } from "../../src/sandbox/index.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import { TEST_LIMITS as TEST_SANDBOX_LIMITS } from "../support/testBounds.js";
-import { after, before } from "node:test";
+import { after, before, type TestContext } from "node:test";
 import { BwrapBackend } from "../../src/sandbox/index.js";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const PROBE = join(FIXTURES, "probe.js");
 
 /** The skip reason of every test that needs bubblewrap, or false when it is here. */
-export const NEEDS_BWRAP: string | false = skipWhen(
+export const NEEDS_BWRAP: SkipReason = skipWhen(
   findProgram("bwrap") === null ? "bubblewrap is not installed: apt-get install bubblewrap" : false,
 );
 
@@ -145,6 +146,45 @@ export async function goneWithin(marker: string, ms: number): Promise<number[]> 
     if (left.length === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * How long a test that starts and stops a sandbox may run before it counts as hung. Each takes
+ * well under a second alone and a few on a loaded machine; without this bound, a stop that
+ * never returns would hold its file until the suite's 600 s timeout. The test then fails, and
+ * the hook of killedAtEnd kills what it started.
+ */
+export const HUNG_TEST_MS = 30_000;
+
+/** How many times killMarked looks again: a process may fork between a look and its kill. */
+const KILL_ROUNDS = 10;
+
+/** SIGKILL to every process whose command line carries `marker`, until none is left. */
+export async function killMarked(marker: string): Promise<void> {
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    const left = await processesWith(marker);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // It ended between the look and the kill.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * A marker for the command lines of what a test starts, and a hook that kills every process
+ * carrying it when the test ends, whether it passed, failed or timed out: a sandbox a failed
+ * assertion left running keeps the test's pipes open, and its file would never end. A runner
+ * given the marker as an argument puts it in the command line of each bwrap around it too.
+ */
+export function killedAtEnd(t: TestContext, name: string): string {
+  const marker = `warden-${name}-marker-${randomUUID()}`;
+  t.after(() => killMarked(marker));
+  return marker;
 }
 
 /**
