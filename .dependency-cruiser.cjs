@@ -21,6 +21,20 @@ module.exports = {
     layer("egress", ["protocol"]),
     layer("host", ["protocol", "store", "agents", "sandbox", "egress"]),
     layer("cli", ["protocol", "host", "store"]),
+    // Each agent is a folder that uses the kit beside it, never another agent's folder, and the
+    // kit knows no agent: only src/agents/index.ts names them all.
+    {
+      name: "agent-folders-stand-alone",
+      severity: "error",
+      from: { path: "^src/agents/([^/]+)/" },
+      to: { path: "^src/agents/[^/]+/", pathNot: "^src/agents/$1/" },
+    },
+    {
+      name: "agents-kit-knows-no-agent",
+      severity: "error",
+      from: { path: "^src/agents/[^/]+[.]ts$", pathNot: "^src/agents/index[.]ts$" },
+      to: { path: "^src/agents/[^/]+/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -77,17 +77,17 @@ export interface AgentOutcome {
   readonly result: AgentResultEvent;
   /**
    * What `result.agentResult` should hold: the agent's own last line, or, when the agent wrote
-   * none that says how it ended, one the adapter made up (`madeUp`). Absent: keep none.
+   * none that says how it ended, one the adapter synthesized (`synthesized`). Absent: keep none.
    */
   readonly agentResult?: Readonly<Record<string, unknown>>;
   /** The agent wrote no account of its own; `result` and `agentResult` are the adapter's. */
-  readonly madeUp: boolean;
+  readonly synthesized: boolean;
 }
 
 /** What the runner knows once the agent has exited. */
 export interface AgentExit {
   /** The agent's last stdout line parsed as a JSON object (result.agentResult), if it was one. */
-  readonly lastLine: Readonly<Record<string, unknown>> | undefined;
+  readonly lastLine?: Readonly<Record<string, unknown>> | undefined;
   /** The exit code, or 128 + the signal number for an agent a signal ended. */
   readonly exitCode: number;
   /**
@@ -110,7 +110,7 @@ export interface AgentConversation {
 /**
  * One kind of agent, for one task. A description: the runner does all the starting and
  * watching. An adapter may keep what the task's runs add up to (Codex's and Gemini's usage
- * across resumes), so each task gets its own (see createAdapter).
+ * across resumes), so each task gets its own (see adapterFor).
  */
 export interface AgentAdapter {
   readonly name: AgentName;

@@ -1,6 +1,7 @@
 // warden's own events for what an agent does, whichever agent it is. Adapters read their
 // agent's stream into these; the task's events record them; `watch` and `show` print them.
 // Every text in them came from the sandbox: bounded here, cleaned before it is shown.
+import { definedFields } from "./definedFields.js";
 
 /** Why a bound ended the agent's run, when one did. */
 export type AgentStop = "turns" | "budget";
@@ -10,7 +11,7 @@ export type AgentEvent =
   | { readonly type: "session"; readonly sessionId?: string; readonly model?: string }
   | { readonly type: "turn_started"; readonly turn: number }
   | { readonly type: "turn_ended"; readonly turn: number }
-  /** Text the assistant wrote, cut to AGENT_EVENT_LIMITS.textBytes. */
+  /** Text the assistant wrote, cut to AGENT_EVENT_LIMITS.textBytes (limits.ts). */
   | { readonly type: "assistant_text"; readonly text: string; readonly cut: boolean }
   /** A tool call: its name and a short one-line summary of its input. */
   | {
@@ -53,16 +54,6 @@ export type AgentEvent =
 
 export type AgentEventType = AgentEvent["type"];
 
-/** The bounds on what one event may carry. */
-export const AGENT_EVENT_LIMITS = {
-  /** Assistant text in one event: enough to follow along, not a transcript (that is kept whole). */
-  textBytes: 4 * 1024,
-  /** A tool input or result summary: one line on a terminal. */
-  summaryBytes: 200,
-  /** A line of an agent's stream longer than this is not parsed: it is skipped and counted. */
-  lineBytes: 16 * 1024 * 1024,
-} as const;
-
 /**
  * Reads one run of an agent's stdout, a line at a time, into events. Stateful and pure: no I/O,
  * so a captured stream and a live one read the same. Never throws on hostile input: a line it
@@ -73,3 +64,6 @@ export interface StreamReader {
   /** The stream ended: whatever the reader held back. */
   end(): AgentEvent[];
 }
+
+/** An event without the fields its stream did not say (whose value is undefined). */
+export const agentEvent: <E extends AgentEvent>(event: E) => E = definedFields;

@@ -1,11 +1,12 @@
 // warden's agents: one adapter per agent, each a pure description of how to start it, read
-// its stream, judge its end and send it further messages.
+// its stream, judge its end and send it further messages. Each agent is a folder that fills in
+// launch, stream and outcome; what they share lives beside them.
 import type { AgentName } from "../protocol/index.js";
 import type { AgentAdapter } from "./adapter.js";
-import { claudeAgent } from "./claude.js";
-import { createCodexAgent } from "./codexAgent.js";
-import { commandAgent } from "./command.js";
-import { createGeminiAgent } from "./geminiAgent.js";
+import { claudeAgent } from "./claude/index.js";
+import { createCodexAgent } from "./codex/index.js";
+import { commandAgent } from "./command/index.js";
+import { createGeminiAgent } from "./gemini/index.js";
 
 export type {
   AgentAdapter,
@@ -19,42 +20,44 @@ export type {
   AgentTask,
   PermissionPromptTool,
 } from "./adapter.js";
-export { commandAgent } from "./command.js";
-export { claudeAgent } from "./claude.js";
-export { userMessageLine } from "./claudeInput.js";
+export { commandAgent } from "./command/index.js";
+export { claudeAgent } from "./claude/index.js";
+export { userMessageLine } from "./claude/input.js";
 export {
   CLAUDE_ENV,
   CLAUDE_PROGRAM,
   CLAUDE_DEFAULT_APPROVE,
   claudeLaunch,
-} from "./claudeLaunch.js";
-export { CLAUDE_LIMITS } from "./claudeLimits.js";
-export { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claudeTools.js";
+} from "./claude/launch.js";
+export { AGENT_EVENT_LIMITS, CLAUDE_LIMITS } from "./limits.js";
+export { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claude/tools.js";
 export {
-  MADE_UP_TERMINAL_REASON,
+  SYNTHESIZED_TERMINAL_REASON,
   claudeOutcome,
   claudeResultEvent,
-  madeUpClaudeResult,
-} from "./claudeOutcome.js";
-export { ClaudeStreamReader } from "./claudeStream.js";
+  synthesizedClaudeResult,
+} from "./claude/outcome.js";
+export { ClaudeStreamReader } from "./claude/stream.js";
 export {
-  AGENT_EVENT_LIMITS,
   type AgentEvent,
   type AgentEventType,
   type AgentStop,
   type StreamReader,
 } from "./agentEvent.js";
 
-export { CODEX_PROGRAM } from "./codexLaunch.js";
-export { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "./codexAgent.js";
-export { GEMINI_PROGRAM } from "./geminiLaunch.js";
-export { createGeminiAgent, geminiTaskOf } from "./geminiAgent.js";
+export { CODEX_PROGRAM } from "./codex/launch.js";
+export { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "./codex/index.js";
+export { CodexStreamReader, codexStreamReader } from "./codex/stream.js";
+export { GEMINI_PROGRAM } from "./gemini/launch.js";
+export { createGeminiAgent, geminiTaskOf } from "./gemini/index.js";
+export { GeminiStreamReader, geminiStreamReader } from "./gemini/stream.js";
+export { GeminiRetryReader } from "./gemini/retries.js";
 
 /**
  * Every agent the settings may name has its adapter here; the type keeps the two in step, so
- * adding a name to AGENTS fails to compile until its adapter is added here. Claude's and the
- * command's adapters keep nothing between runs and are shared; Codex's and Gemini's add up
- * their task's runs, so each call makes a new one.
+ * adding a name to AGENTS fails to compile until its adapter is added here (and its profile in
+ * src/protocol/agentProfiles.ts). Claude's and the command's adapters keep nothing between runs
+ * and are shared; Codex's and Gemini's add up their task's runs, so each call makes a new one.
  */
 const ADAPTERS: Readonly<Record<AgentName, () => AgentAdapter>> = {
   claude: () => claudeAgent,

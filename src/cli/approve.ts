@@ -40,10 +40,9 @@ export function registerApprove(program: Command): void {
         cmd: Command,
       ) => {
         if (decision !== "allow" && decision !== "deny") {
-          throw new UsageError(
-            `the decision ${cleanLine(decision)} is neither allow nor deny`,
-            "write `warden approve ID REQUEST allow` or `... deny`",
-          );
+          throw new UsageError(`the decision ${cleanLine(decision)} is neither allow nor deny`, {
+            hint: "write `warden approve ID REQUEST allow` or `... deny`",
+          });
         }
         const n = parseCount(requestText, "the request number");
         const tasks = await openTasks(cmd);

@@ -1,18 +1,11 @@
-// The CLI's own refusals: a command line it cannot act on, and a file that is not there yet.
+// The CLI's own refusals: a command line it cannot act on (exit 2), and a file that is not there
+// yet (exit 1).
 import { WardenError } from "../protocol/index.js";
 
-/** A bad option value, a missing prompt: exit 2. */
-export class UsageError extends WardenError {
-  readonly exitClass = "usage";
-  constructor(message: string, hint: string) {
-    super("USAGE", message, { hint });
-  }
-}
+export { UsageError } from "../protocol/index.js";
 
-/** A log or result the task has not made (yet): exit 1. */
+/** A log or result the task has not made (yet). */
 export class NothingToShowError extends WardenError {
+  readonly code: string = "NOTHING_TO_SHOW";
   readonly exitClass = "operational";
-  constructor(message: string, hint: string) {
-    super("NOTHING_TO_SHOW", message, { hint });
-  }
 }

@@ -30,30 +30,15 @@ export function exitForState(state: TaskState, stoppedBy?: StoppedBy): ExitCode 
   }
 }
 
-/**
- * Codes of errors from parts that do not say their exit class themselves (the protocol, the
- * network gate, the sandboxes): each is a setting or a name the user gave.
- */
-const USAGE_CODES: ReadonlySet<string> = new Set([
-  "BAD_SETTINGS",
-  "BAD_ALLOW_ENTRY",
-  "UNKNOWN_PRESET",
-  "BAD_SANDBOX_REQUEST",
-  "USAGE",
-]);
-
-/** The exit code for an error: the class the store and host give it, else by its code. */
+/** The exit code for an error: by the exit class its class fixes; 1 for any other error. */
 export function exitForError(error: unknown): ExitCode {
   if (!(error instanceof WardenError)) return EXIT.failed;
-  const exitClass = (error as { exitClass?: unknown }).exitClass;
-  switch (exitClass) {
+  switch (error.exitClass) {
     case "usage":
       return EXIT.usage;
     case "bound":
       return EXIT.bound;
     case "operational":
       return EXIT.failed;
-    default:
-      return USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failed;
   }
 }

@@ -81,7 +81,8 @@ export function registerLogs(program: Command): void {
       const chosen = [flags.transcript, flags.agentLog, flags.proxyLog, flags.hostLog].filter(
         (f) => f === true,
       ).length;
-      if (chosen > 1) throw new UsageError("more than one log was asked for", "pick one log flag");
+      if (chosen > 1)
+        throw new UsageError("more than one log was asked for", { hint: "pick one log flag" });
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
       const layout = taskLayout(tasks.dataDir, id);
@@ -96,10 +97,9 @@ export function registerLogs(program: Command): void {
                 ? layout.hostLog
                 : layout.guestLog;
       const missing = (): NothingToShowError =>
-        new NothingToShowError(
-          `task ${id} has no ${basename(file)}`,
-          "logs appear once the task has run; see its state with `warden show`",
-        );
+        new NothingToShowError(`task ${id} has no ${basename(file)}`, {
+          hint: "logs appear once the task has run; see its state with `warden show`",
+        });
       // Every log is inside results/: a link in its place is refused (PLANTED_LINK), and
       // followFile never opens a log through a link.
       isRealDir(layout.results);

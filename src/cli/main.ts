@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // The `warden` command. Each verb lives in a file of its own beside this one; this file puts
-// them together and turns every error into `warden: <what>` / `hint: <what to do>` and an exit
-// code (exitCodes.ts).
+// them together and turns every error into `warden: <what>` / `hint: <what to do>` (with --json,
+// one JSON object with the error's code) and an exit code (exitCodes.ts).
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
-import { cleanLine } from "../protocol/index.js";
+import { UsageError } from "../protocol/index.js";
 import { registerApprove } from "./approve.js";
 import { registerCancel } from "./cancel.js";
 import { registerCreate } from "./create.js";
@@ -27,12 +27,20 @@ import { registerWatch } from "./watch.js";
 const require = createRequire(import.meta.url);
 const { version } = require("../../package.json") as { version: string };
 
+/**
+ * Whether the verb was given --json. Only the verb being run parses its options, and commander
+ * has parsed all of them before it refuses the command line.
+ */
+function wantsJson(command: Command): boolean {
+  return command.opts<{ json?: boolean }>().json === true;
+}
+
 /** commander's own messages (`error: unknown option '--x'`) in warden's form, with a hint. */
 function usageOutput(command: Command): (text: string, write: (text: string) => void) => void {
   const help = command.parent === null ? "warden --help" : `warden ${command.name()} --help`;
-  return (text, write) => {
-    const what = cleanLine(text.trim().replace(/^error: /, ""));
-    write(`warden: ${what}\nhint: see \`${help}\`\n`);
+  return (text) => {
+    const what = text.trim().replace(/^error: /, "");
+    printError(new UsageError(what, { hint: `see \`${help}\`` }), wantsJson(command));
   };
 }
 
@@ -89,8 +97,9 @@ async function main(): Promise<void> {
       throw error;
     });
   }
+  const program = buildProgram();
   try {
-    await buildProgram().parseAsync(process.argv);
+    await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and --version end with code 0; anything else commander refuses is a usage error,
@@ -98,7 +107,7 @@ async function main(): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
-    printError(error);
+    printError(error, program.commands.some(wantsJson));
     process.exitCode = exitForError(error);
   }
 }

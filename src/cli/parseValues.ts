@@ -9,10 +9,9 @@ export function parseSeconds(text: string, option: string): number {
   if (/^\d+$/.test(text.trim())) return Number(text.trim());
   const ms = parseDuration(text);
   if (ms === undefined || ms % 1000 !== 0) {
-    throw new UsageError(
-      `${option} ${cleanLine(text)} is not a number of seconds or a duration`,
-      `write ${option} 600, ${option} 10m or ${option} 1h30m`,
-    );
+    throw new UsageError(`${option} ${cleanLine(text)} is not a number of seconds or a duration`, {
+      hint: `write ${option} 600, ${option} 10m or ${option} 1h30m`,
+    });
   }
   return ms / 1000;
 }
@@ -22,10 +21,9 @@ export function parseMs(text: string, option: string): number {
   if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
   const ms = parseDuration(text);
   if (ms === undefined) {
-    throw new UsageError(
-      `${option} ${cleanLine(text)} is not a duration`,
-      `write ${option} 30s, ${option} 10m or ${option} 2h`,
-    );
+    throw new UsageError(`${option} ${cleanLine(text)} is not a duration`, {
+      hint: `write ${option} 30s, ${option} 10m or ${option} 2h`,
+    });
   }
   return ms;
 }
@@ -33,10 +31,9 @@ export function parseMs(text: string, option: string): number {
 /** A whole number of at least 0. */
 export function parseCount(text: string, option: string): number {
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text.trim()))) {
-    throw new UsageError(
-      `${option} ${cleanLine(text)} is not a whole number`,
-      `write ${option} with digits only, such as ${option} 20`,
-    );
+    throw new UsageError(`${option} ${cleanLine(text)} is not a whole number`, {
+      hint: `write ${option} with digits only, such as ${option} 20`,
+    });
   }
   return Number(text.trim());
 }
@@ -45,10 +42,9 @@ export function parseCount(text: string, option: string): number {
 export function parseAmount(text: string, option: string): number {
   const value = Number(text.trim());
   if (text.trim() === "" || !Number.isFinite(value) || value < 0) {
-    throw new UsageError(
-      `${option} ${cleanLine(text)} is not a number of at least 0`,
-      `write ${option} 2.50`,
-    );
+    throw new UsageError(`${option} ${cleanLine(text)} is not a number of at least 0`, {
+      hint: `write ${option} 2.50`,
+    });
   }
   return value;
 }
@@ -60,10 +56,9 @@ export function parseBytes(text: string, option: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(text.trim());
   const unit = UNITS[(match?.[2] ?? "").toLowerCase()];
   if (match === null || unit === undefined) {
-    throw new UsageError(
-      `${option} ${cleanLine(text)} is not a size`,
-      `write ${option} 512M or ${option} 2G`,
-    );
+    throw new UsageError(`${option} ${cleanLine(text)} is not a size`, {
+      hint: `write ${option} 512M or ${option} 2G`,
+    });
   }
   return Math.floor(Number(match[1]) * unit);
 }

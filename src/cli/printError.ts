@@ -1,20 +1,31 @@
-// Errors as the CLI prints them: `warden: <what>` then `hint: <what to do>`, on stderr. The
-// message of a WardenError is already safe to print (sandbox text inside it was cleaned);
-// anything else is cleaned here.
+// Errors as the CLI prints them: `warden: <what>` then `hint: <what to do>`, on stderr; with
+// --json, one object `{"error", "code", "hint"}` on stdout instead, so a script can branch on the
+// stable code. The message of a WardenError is already safe to print (sandbox text inside it was
+// cleaned); anything else is cleaned here.
 import { cleanLine, WardenError } from "../protocol/index.js";
+import { jsonText } from "./jsonText.js";
 
 /** The hint for an error that brings none: this is a bug of warden's, not the user's. */
 const BUG_HINT = "this looks like a bug in warden; please report it with the command you ran";
 
-export function formatError(error: unknown): string {
-  if (error instanceof WardenError) {
-    const hint = error.hint ?? "see `warden --help`";
-    return `warden: ${cleanLine(error.message)}\nhint: ${cleanLine(hint)}\n`;
-  }
-  const text = error instanceof Error ? error.message : String(error);
-  return `warden: ${cleanLine(text)}\nhint: ${BUG_HINT}\n`;
+/** An error in the words both forms print; `code` is null for an error warden did not expect. */
+export interface ErrorView {
+  error: string;
+  code: string | null;
+  hint: string;
 }
 
-export function printError(error: unknown): void {
-  process.stderr.write(formatError(error));
+export function errorView(error: unknown): ErrorView {
+  if (error instanceof WardenError) {
+    const hint = error.hint ?? "see `warden --help`";
+    return { error: cleanLine(error.message), code: error.code, hint: cleanLine(hint) };
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  return { error: cleanLine(text), code: null, hint: BUG_HINT };
+}
+
+export function printError(error: unknown, json: boolean): void {
+  const view = errorView(error);
+  if (json) process.stdout.write(jsonText(view) + "\n");
+  else process.stderr.write(`warden: ${view.error}\nhint: ${view.hint}\n`);
 }

@@ -8,6 +8,8 @@ import { cleanLine } from "../protocol/index.js";
 import {
   MessageNotTextError,
   MessageTooBigError,
+  notText,
+  overLimit,
   PromptNotTextError,
   PromptTooBigError,
   STORE_LIMITS,
@@ -32,8 +34,8 @@ export const PROMPT_INPUT: InputKind = {
   fileOption: "--prompt-file",
   fileHint: "give --prompt-file a regular file, or - to read the prompt from stdin",
   maxBytes: STORE_LIMITS.promptBytes,
-  tooBig: (bytes, max) => new PromptTooBigError(bytes, max),
-  notText: (why) => new PromptNotTextError(why),
+  tooBig: (bytes, max) => new PromptTooBigError(overLimit("prompt", bytes, max)),
+  notText: (why) => new PromptNotTextError(notText("prompt", why)),
 };
 
 export const MESSAGE_INPUT: InputKind = {
@@ -41,8 +43,8 @@ export const MESSAGE_INPUT: InputKind = {
   fileOption: "--file",
   fileHint: "give --file a regular file, or pipe the message to stdin",
   maxBytes: STORE_LIMITS.messageMaxBytes,
-  tooBig: (bytes, max) => new MessageTooBigError(bytes, max),
-  notText: (why) => new MessageNotTextError(why),
+  tooBig: (bytes, max) => new MessageTooBigError(overLimit("message", bytes, max)),
+  notText: (why) => new MessageNotTextError(notText("message", why)),
 };
 
 function kindOfFile(stats: Stats): string {
@@ -56,7 +58,7 @@ function kindOfFile(stats: Stats): string {
 function notRegular(path: string, stats: Stats, kind: InputKind): UsageError {
   return new UsageError(
     `the ${kind.noun} file ${cleanLine(path)} is ${kindOfFile(stats)}, not a regular file`,
-    kind.fileHint,
+    { hint: kind.fileHint },
   );
 }
 
@@ -66,10 +68,9 @@ function notRegular(path: string, stats: Stats, kind: InputKind): UsageError {
  */
 export async function readRegularFile(path: string, kind: InputKind): Promise<Buffer> {
   const unreadable = (): UsageError =>
-    new UsageError(
-      `cannot read the ${kind.noun} file ${cleanLine(path)}`,
-      `give a readable file to ${kind.fileOption}`,
-    );
+    new UsageError(`cannot read the ${kind.noun} file ${cleanLine(path)}`, {
+      hint: `give a readable file to ${kind.fileOption}`,
+    });
   const before = await stat(path).catch(() => {
     throw unreadable();
   });
@@ -95,10 +96,9 @@ export async function readStdinBytes(kind: InputKind): Promise<Buffer> {
     const buffer = chunk as Buffer;
     bytes += buffer.length;
     if (bytes > kind.maxBytes) {
-      throw new UsageError(
-        `the ${kind.noun} on stdin is over ${kind.maxBytes} bytes`,
-        "put large material in the repository and point the text at it",
-      );
+      throw new UsageError(`the ${kind.noun} on stdin is over ${kind.maxBytes} bytes`, {
+        hint: "put large material in the repository and point the text at it",
+      });
     }
     chunks.push(buffer);
   }

@@ -83,7 +83,9 @@ export function registerSend(program: Command): void {
     )
     .action(async (ref: string, words: string[], flags: SendFlags, cmd: Command) => {
       if (flags.timeout !== undefined && flags.await !== true) {
-        throw new UsageError("--timeout goes with --await", "add --await, or drop --timeout");
+        throw new UsageError("--timeout goes with --await", {
+          hint: "add --await, or drop --timeout",
+        });
       }
       // Bytes from a file or stdin go to the store as they are: it refuses what is not UTF-8.
       let body: string | Buffer;
@@ -91,10 +93,9 @@ export function registerSend(program: Command): void {
       else if (flags.file !== undefined) body = await readRegularFile(flags.file, MESSAGE_INPUT);
       else if (!process.stdin.isTTY) body = await readStdinBytes(MESSAGE_INPUT);
       else
-        throw new UsageError(
-          "no message was given",
-          "give it as arguments, with --file, or on stdin",
-        );
+        throw new UsageError("no message was given", {
+          hint: "give it as arguments, with --file, or on stdin",
+        });
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
       const message = await tasks.send(id, body);

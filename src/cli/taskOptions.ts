@@ -131,16 +131,17 @@ const APPROVE_POLICIES = ["always", "never", "prompt"] as const satisfies readon
 /** The prompt: text from the command line, or the bytes of a file or stdin for the store to decode. */
 async function readPrompt(flags: TaskFlags): Promise<string | Buffer> {
   if (flags.prompt !== undefined && flags.promptFile !== undefined) {
-    throw new UsageError("both --prompt and --prompt-file were given", "give the prompt once");
+    throw new UsageError("both --prompt and --prompt-file were given", {
+      hint: "give the prompt once",
+    });
   }
   if (flags.prompt !== undefined) return commandLineText(flags.prompt, PROMPT_INPUT);
   if (flags.promptFile === "-") return readStdinBytes(PROMPT_INPUT);
   if (flags.promptFile !== undefined) return readRegularFile(flags.promptFile, PROMPT_INPUT);
   if (process.stdin.isTTY) {
-    throw new UsageError(
-      "no prompt was given",
-      "say what the task is to do with --prompt TEXT, --prompt-file FILE, or on stdin",
-    );
+    throw new UsageError("no prompt was given", {
+      hint: "say what the task is to do with --prompt TEXT, --prompt-file FILE, or on stdin",
+    });
   }
   return readStdinBytes(PROMPT_INPUT);
 }
@@ -159,10 +160,9 @@ function refuseFlagsNotTaken(agent: AgentName, flags: TaskFlags): void {
   ];
   for (const [flag, field, value] of given) {
     if (value !== undefined && !agentTakes(agent, field)) {
-      throw new UsageError(
-        `the ${agent} agent takes no ${flag}`,
-        `drop ${flag}; docs/agents.md says which settings each agent takes`,
-      );
+      throw new UsageError(`the ${agent} agent takes no ${flag}`, {
+        hint: `drop ${flag}; docs/agents.md says which settings each agent takes`,
+      });
     }
   }
 }
@@ -171,16 +171,14 @@ function refuseFlagsNotTaken(agent: AgentName, flags: TaskFlags): void {
 export async function taskInput(flags: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
   const agent = (flags.agent ?? (argv.length > 0 ? "command" : "claude")) as AgentName;
   if (agent === "command" && argv.length === 0) {
-    throw new UsageError(
-      "the command agent needs a command",
-      "put the agent's command after `--`: warden run --agent command -- ./agent.sh",
-    );
+    throw new UsageError("the command agent needs a command", {
+      hint: "put the agent's command after `--`: warden run --agent command -- ./agent.sh",
+    });
   }
   if (agent !== "command" && argv.length > 0) {
-    throw new UsageError(
-      `the ${agent} agent takes no command after \`--\``,
-      "drop what follows `--`, or run it as a command with --agent command",
-    );
+    throw new UsageError(`the ${agent} agent takes no command after \`--\``, {
+      hint: "drop what follows `--`, or run it as a command with --agent command",
+    });
   }
   refuseFlagsNotTaken(agent, flags);
   const input: CreateTaskInput = {

@@ -121,8 +121,7 @@ export function checkRelayTarget(api: ApiKind, method: string, rawTarget: string
     return refuse(
       new RelayMethodNotAllowedError(
         `the relay forwards ${shown} only as ${allow.join(" or ")}, not ${method}`,
-        allow,
-        { hint: `the relay forwards only ${listed}` },
+        { hint: `the relay forwards only ${listed}`, allow },
       ),
     );
   }

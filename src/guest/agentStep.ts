@@ -1,11 +1,14 @@
-// Step 4 of the runner: the agent, from its adapter's launch to its outcome in the result.
+// Step 4 of the runner, the agent: open the channel to the host, prepare the agent (its home,
+// its task, what its runs share), run it (and, for an agent that takes each further message as a
+// new run, resume it once per message), hand back what its runs wrote, and record how it ended.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { adapterFor, type AgentTask } from "../agents/index.js";
-import { CHANNEL_SOCKET, RESULT_FILES, type ResultsFile } from "../protocol/index.js";
+import { CHANNEL_SOCKET, type ResultsFile } from "../protocol/index.js";
 import { RUN_MARKER_VAR } from "./agentEnvironment.js";
+import { AgentOutput } from "./agentOutput.js";
 import { resumeRuns, runOnce, type RunEnd, type Runs } from "./agentRuns.js";
 import type { AgentStepInput } from "./agentStepInput.js";
 import { HostChannel } from "./hostChannel.js";
@@ -23,6 +26,32 @@ export type { AgentStepInput } from "./agentStepInput.js";
  */
 export const AGENT_HOME_DIR = "agent-home";
 
+/** The channel to the host, and the path of its socket. */
+type Host = { readonly channel: HostChannel; readonly socket: string };
+
+/**
+ * Runs the agent and writes its outcome into the draft and the files to send. Resolves with
+ * whether the runner was stopped while the agent ran; rejects when the agent could not start.
+ */
+export async function runAgentStep(
+  input: AgentStepInput,
+  draft: ResultDraft,
+  files: ResultsFile[],
+): Promise<{ stopped: boolean }> {
+  const warn = (text: string): void => {
+    draft.warnings.push(text);
+  };
+  const host = await openChannel(input, warn);
+  try {
+    const { runs, task } = await prepareAgent(input, host, warn);
+    const end = await runAgent(runs, task, host?.channel, draft, files);
+    recordEnd(draft, end, host?.channel);
+    return { stopped: end.stopped };
+  } finally {
+    host?.channel.close();
+  }
+}
+
 /**
  * The channel to the host, when the host gave one (control.sock in the sockets directory).
  * Without it the agent runs as it always could: no live events, no messages, no approvals.
@@ -30,7 +59,7 @@ export const AGENT_HOME_DIR = "agent-home";
 async function openChannel(
   input: AgentStepInput,
   warn: (text: string) => void,
-): Promise<{ channel: HostChannel; socket: string } | undefined> {
+): Promise<Host | undefined> {
   if (input.sockets === undefined) return undefined;
   const socket = join(input.sockets, CHANNEL_SOCKET);
   if (!existsSync(socket)) return undefined;
@@ -42,6 +71,48 @@ async function openChannel(
     warn(error instanceof Error ? error.message : String(error));
     return undefined;
   }
+}
+
+/** The agent's home and temporary directory, its task as its adapter takes it, and its runs. */
+async function prepareAgent(
+  input: AgentStepInput,
+  host: Host | undefined,
+  warn: (text: string) => void,
+): Promise<{ runs: Runs; task: AgentTask }> {
+  const { settings, prompt } = input.share;
+  const adapter = adapterFor(settings.agent);
+  const home = join(input.scratch, AGENT_HOME_DIR);
+  const tmpdir = join(input.scratch, "tmp");
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  await mkdir(tmpdir, { recursive: true, mode: 0o700 });
+  // approve "prompt" without a channel: the adapter refuses to launch, and that is the result.
+  const socket = host?.socket;
+  const promptTool =
+    settings.approve === "prompt" && socket !== undefined
+      ? permissionPromptTool({ node: process.execPath, script: permissionToolPath(), socket })
+      : undefined;
+  const task: AgentTask = {
+    settings,
+    prompt,
+    home,
+    ...(promptTool === undefined ? {} : { permissionPromptTool: promptTool }),
+    ...(input.relayUrl === undefined ? {} : { apiBaseUrl: input.relayUrl }),
+  };
+  const marker = randomBytes(16).toString("hex");
+  const runs: Runs = {
+    input,
+    adapter,
+    live: new LiveAgent({ adapter, channel: host?.channel, progress: input.progress, warn }),
+    output: new AgentOutput(input.scratch),
+    home,
+    tmpdir,
+    marker,
+    reapScope: reapScopeFor(input.ownPidNamespace, marker, warn),
+    warn,
+    timeoutMs: (settings.timeoutSeconds ?? 0) * 1000,
+    startedAt: performance.now(),
+  };
+  return { runs, task };
 }
 
 /** Which processes count as the agent's once it has exited. */
@@ -64,89 +135,30 @@ function reapScopeFor(
 }
 
 /**
- * Runs the agent and writes its outcome into the draft and the files to send. Resolves with
- * whether the runner was stopped while the agent ran; rejects when the agent could not start.
+ * Runs the agent, resumed once per message for an agent that takes them as new runs, and hands
+ * back what the runs wrote, even when a further run could not start.
  */
-export async function runAgentStep(
-  input: AgentStepInput,
+async function runAgent(
+  runs: Runs,
+  task: AgentTask,
+  channel: HostChannel | undefined,
   draft: ResultDraft,
   files: ResultsFile[],
-): Promise<{ stopped: boolean }> {
-  const warn = (text: string): void => {
-    draft.warnings.push(text);
-  };
-  const host = await openChannel(input, warn);
+): Promise<RunEnd> {
+  runs.input.progress(`starting the ${task.settings.agent} agent`);
   try {
-    return await runAgent(input, draft, files, host?.channel, host?.socket);
+    const first = await runOnce(runs, task, runs.timeoutMs);
+    if (runs.adapter.resumable !== true || channel === undefined) return first;
+    return await resumeRuns(runs, task, channel, first);
   } finally {
-    host?.channel.close();
+    files.push(...runs.output.files());
+    await runs.live.finish();
+    draft.truncated.push(...runs.output.truncated());
   }
 }
 
-async function runAgent(
-  input: AgentStepInput,
-  draft: ResultDraft,
-  files: ResultsFile[],
-  channel: HostChannel | undefined,
-  socket: string | undefined,
-): Promise<{ stopped: boolean }> {
-  const warn = (text: string): void => {
-    draft.warnings.push(text);
-  };
-  const { settings, prompt } = input.share;
-  const adapter = adapterFor(settings.agent);
-  const home = join(input.scratch, AGENT_HOME_DIR);
-  const tmpdir = join(input.scratch, "tmp");
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  await mkdir(tmpdir, { recursive: true, mode: 0o700 });
-  // approve "prompt" without a channel: the adapter refuses to launch, and that is the result.
-  const promptTool =
-    settings.approve === "prompt" && socket !== undefined
-      ? permissionPromptTool({ node: process.execPath, script: permissionToolPath(), socket })
-      : undefined;
-  const task: AgentTask = {
-    settings,
-    prompt,
-    home,
-    ...(promptTool === undefined ? {} : { permissionPromptTool: promptTool }),
-    ...(input.relayUrl === undefined ? {} : { apiBaseUrl: input.relayUrl }),
-  };
-  const marker = randomBytes(16).toString("hex");
-  const runs: Runs = {
-    input,
-    adapter,
-    live: new LiveAgent({ adapter, channel, progress: input.progress, warn }),
-    home,
-    tmpdir,
-    marker,
-    reapScope: reapScopeFor(input.ownPidNamespace, marker, warn),
-    transcriptPath: join(input.scratch, RESULT_FILES.transcript),
-    logPath: join(input.scratch, RESULT_FILES.log),
-    warn,
-    startedAt: performance.now(),
-    used: undefined,
-    transcriptCut: false,
-    logCut: false,
-  };
-  const timeoutMs = (settings.timeoutSeconds ?? 0) * 1000;
-
-  input.progress(`starting the ${settings.agent} agent`);
-  let end: RunEnd;
-  try {
-    end = await runOnce(runs, task, timeoutMs);
-    if (adapter.resumable === true && channel !== undefined) {
-      end = await resumeRuns(runs, task, channel, end, timeoutMs);
-    }
-  } finally {
-    // What the runs wrote goes back, even when a further run could not start.
-    if (runs.used !== undefined) {
-      files.push({ name: RESULT_FILES.transcript, path: runs.transcriptPath });
-      files.push({ name: RESULT_FILES.log, path: runs.logPath });
-    }
-    await runs.live.finish();
-    if (runs.transcriptCut) draft.truncated.push(RESULT_FILES.transcript);
-    if (runs.logCut) draft.truncated.push(RESULT_FILES.log);
-  }
+/** Records how the agent's last run ended in the draft. */
+function recordEnd(draft: ResultDraft, end: RunEnd, channel: HostChannel | undefined): void {
   draft.agentExitCode = end.exitCode;
   draft.timedOut = end.timedOut;
   if (end.agentResult !== undefined) draft.agentResult = end.agentResult;
@@ -156,7 +168,8 @@ async function runAgent(
     draft.answer = answer.message;
   }
   if (channel?.broken !== undefined) {
-    warn(`the channel to the host broke while the agent ran: ${channel.broken.message}`);
+    draft.warnings.push(
+      `the channel to the host broke while the agent ran: ${channel.broken.message}`,
+    );
   }
-  return { stopped: end.stopped };
 }

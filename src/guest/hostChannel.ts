@@ -217,8 +217,8 @@ export class HostChannel {
     } else {
       waiting.reject(
         new ChannelRefusedError(
-          response.error.code,
           `the host refused a ${waiting.ask.op} request (${response.error.code}): ${cleanLine(response.error.message)}`,
+          { refusal: response.error.code },
         ),
       );
     }

@@ -117,14 +117,14 @@ export class LiveAgent {
 
   /**
    * The runner judged how the run ended. The host learns it from a result event: the agent's
-   * own, or else the one the adapter made up for it.
+   * own, or else the one the adapter synthesized for it.
    */
   judged(outcome: AgentOutcome | undefined): void {
     if (outcome === undefined) return;
     // Also when the agent's own result said ok and its exit then said otherwise (killed just
     // after it), so the host's last word on the run is the runner's judgement.
     const own = this.lastResultOfRun;
-    if (outcome.madeUp || (own !== undefined && own.ok !== outcome.result.ok)) {
+    if (outcome.synthesized || (own !== undefined && own.ok !== outcome.result.ok)) {
       this.lastResultOfRun = outcome.result;
       this.events?.add(outcome.result);
     }

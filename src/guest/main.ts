@@ -6,6 +6,9 @@ import { StoppedError, UsageError } from "./errors.js";
 import { parseOptions, USAGE } from "./options.js";
 import { runTask } from "./runTask.js";
 
+/** The hint of a usage error that brings none of its own. */
+const GUEST_HELP = "run warden-guest --help";
+
 const progress = (line: string): void => {
   process.stderr.write(`warden-guest: ${cleanLine(line)}\n`);
 };
@@ -16,7 +19,7 @@ async function main(): Promise<number> {
     invocation = parseOptions(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? ""}\n`);
+    process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? GUEST_HELP}\n`);
     return 2;
   }
   if (invocation.kind === "help") {
@@ -51,7 +54,7 @@ async function main(): Promise<number> {
     return exitCode;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? ""}\n`);
+      process.stderr.write(`warden-guest: ${error.message}\nhint: ${error.hint ?? GUEST_HELP}\n`);
       return 2;
     }
     const text = error instanceof WardenError ? error.message : String(error);

@@ -24,11 +24,18 @@ export function errorText(error: unknown): string {
   return `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** Records a failure: the first becomes the error, any later one a warning. Returns its text. */
+/**
+ * Records a failure: the first becomes the error (with its code when it is one of warden's own),
+ * any later one a warning. Returns its text.
+ */
 export function recordFailure(draft: ResultDraft, error: unknown): string {
   const text = errorText(error);
-  if (draft.error === undefined) draft.error = text;
-  else draft.warnings.push(text);
+  if (draft.error === undefined) {
+    draft.error = text;
+    if (error instanceof WardenError) draft.errorCode = error.code;
+  } else {
+    draft.warnings.push(text);
+  }
   return text;
 }
 

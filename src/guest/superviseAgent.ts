@@ -1,13 +1,14 @@
-// Starts the agent in a process group of its own, feeds it the prompt, captures its output,
-// stops it at its timeout or when the runner is stopped (SIGTERM to the group, the grace,
-// SIGKILL), and afterwards makes sure nothing it started still runs.
+// One run of the agent, in six phases: open the capture files (its transcript and its log);
+// spawn it in a process group of its own, its prompt fed and its output captured from the first
+// byte; arm the stops (its timeout and the runner's own stop, each SIGTERM to the group, the
+// grace, then SIGKILL); await its exit; reap what it left running; and drain its output.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { open, rm } from "node:fs/promises";
+import { open, rm, type FileHandle } from "node:fs/promises";
 import { constants } from "node:os";
 import type { Writable } from "node:stream";
 import { LIMITS, RESULT_FILES, cleanLine } from "../protocol/index.js";
-import { captureOutput, type Captured } from "./captureOutput.js";
+import { captureOutput, type Capture, type Captured } from "./captureOutput.js";
 import { AgentStartError } from "./errors.js";
 import { LastLine } from "./lastLine.js";
 import { setLongTimeout } from "./longTimeout.js";
@@ -67,7 +68,8 @@ export interface SuperviseRequest {
   readonly io?: AgentIo;
 }
 
-export interface AgentOutcome {
+/** How the agent's process ended, with what it left: its captures, what was reaped, warnings. */
+export interface AgentProcessEnd {
   /** The exit code, or 128 + the signal number for an agent a signal ended. */
   readonly exitCode: number;
   readonly timedOut: boolean;
@@ -81,68 +83,76 @@ export interface AgentOutcome {
   readonly warnings: readonly string[];
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // Nothing left in the group.
-  }
+/** Runs the agent to its end. Rejects with AgentStartError when it cannot start at all. */
+export async function superviseAgent(request: SuperviseRequest): Promise<AgentProcessEnd> {
+  const files = await openCaptureFiles(request);
+  const agent = await spawnInGroup(request, files);
+  const stops = armStops(request, agent.pgid);
+  const exit = await awaitExit(request, agent.exited, stops);
+  const reap = await reapLeftovers(request, agent.pgid);
+  const drained = await drain(agent);
+  return {
+    ...exit,
+    transcript: drained.transcript,
+    log: drained.log,
+    lastLine: agent.lastLine.value(),
+    reaped: reap.reaped,
+    warnings: [...reap.warnings, ...drained.warnings],
+  };
 }
 
-function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
-  if (code !== null) return code;
-  const number = signal === null ? undefined : constants.signals[signal];
-  return 128 + (number ?? 0);
+interface CaptureFiles {
+  readonly transcript: FileHandle;
+  readonly log: FileHandle;
+}
+
+/** The agent once spawned: its group, its exit, and its output as it is captured. */
+interface Spawned {
+  readonly pgid: number;
+  readonly exited: Promise<[number | null, NodeJS.Signals | null]>;
+  readonly transcript: Capture;
+  readonly log: Capture;
+  readonly lastLine: LastLine;
+  /** When the output last moved. */
+  readonly activity: { at: number };
+}
+
+/** Which of a run's stops fired, and how to disarm them once the agent is gone. */
+interface Stops {
+  readonly fired: { timedOut: boolean; stopped: boolean };
+  readonly disarm: () => void;
+}
+
+/** Opens the transcript and the log: afresh for a first run, to append to for a further one. */
+async function openCaptureFiles(request: SuperviseRequest): Promise<CaptureFiles> {
+  const flags = request.append === undefined ? "w" : "a";
+  const transcript = await open(request.transcriptPath, flags, 0o600);
+  const log = await open(request.logPath, flags, 0o600).catch(async (error: unknown) => {
+    await transcript.close();
+    throw error;
+  });
+  return { transcript, log };
 }
 
 /**
- * Resolves once the output has been silent for PIPE_IDLE_MS, or PIPE_DRAIN_MAX_MS have passed,
- * whichever is first; never resolves once `signal` aborts.
+ * Spawns the agent in a new session and process group, so that the whole agent can be
+ * signalled at once, then feeds its stdin and captures its output before anything is awaited.
  */
-function whenIdle(lastActivity: () => number, signal: AbortSignal): Promise<"idle"> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const timer = setInterval(() => {
-      const now = Date.now();
-      if (now - lastActivity() > PIPE_IDLE_MS || now - started > PIPE_DRAIN_MAX_MS) {
-        clearInterval(timer);
-        resolve("idle");
-      }
-    }, PIPE_POLL_MS);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearInterval(timer);
-      },
-      { once: true },
-    );
-  });
-}
-
-/** Runs the agent to its end. Rejects with AgentStartError when it cannot start at all. */
-export async function superviseAgent(request: SuperviseRequest): Promise<AgentOutcome> {
+async function spawnInGroup(request: SuperviseRequest, files: CaptureFiles): Promise<Spawned> {
   const [program, ...args] = request.argv;
-  const { append } = request;
-  const flags = append === undefined ? "w" : "a";
-  const transcriptFile = await open(request.transcriptPath, flags, 0o600);
-  const logFile = await open(request.logPath, flags, 0o600).catch(async (error: unknown) => {
-    await transcriptFile.close();
-    throw error;
-  });
   const child = spawn(program, args, {
     cwd: request.cwd,
     env: request.env,
     stdio: ["pipe", "pipe", "pipe"],
-    // A new session and process group, so the whole agent can be signalled at once.
     detached: true,
   });
   const pgid = child.pid;
   if (pgid === undefined) {
     // Listened for before anything is awaited: Node emits the error on the next tick.
     const failed = once(child, "error") as Promise<[Error]>;
-    await Promise.all([transcriptFile.close(), logFile.close()]);
+    await Promise.all([files.transcript.close(), files.log.close()]);
     // A further run's files hold the earlier runs' output, which stays.
-    if (append === undefined) {
+    if (request.append === undefined) {
       await Promise.all([rm(request.transcriptPath), rm(request.logPath)]);
     }
     const [error] = await failed;
@@ -151,13 +161,12 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
     );
   }
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const { io } = request;
+  const { io, append } = request;
   child.once("exit", () => {
     // An open stdin to a process that is gone would only keep the runner's event loop alive.
     if (io?.keepStdinOpen === true) child.stdin.destroy();
     io?.exited();
   });
-
   // An agent that never reads its stdin must not fail the runner with EPIPE.
   child.stdin.on("error", () => undefined);
   if (io?.keepStdinOpen === true) {
@@ -166,26 +175,25 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
   } else {
     child.stdin.end(request.stdin);
   }
-
-  let lastActivity = Date.now();
+  const activity = { at: Date.now() };
   const lastLine = new LastLine(LIMITS.agentResultBytes);
-  const transcript = captureOutput(
-    child.stdout,
-    transcriptFile,
-    append?.transcriptBytes ?? LIMITS.transcriptBytes,
-    (chunk) => {
-      lastActivity = Date.now();
-      lastLine.push(chunk);
-      io?.stdout(chunk);
-    },
-  );
-  const log = captureOutput(child.stderr, logFile, append?.logBytes ?? LIMITS.logBytes, (chunk) => {
-    lastActivity = Date.now();
+  const transcriptRoom = append?.transcriptBytes ?? LIMITS.transcriptBytes;
+  const transcript = captureOutput(child.stdout, files.transcript, transcriptRoom, (chunk) => {
+    activity.at = Date.now();
+    lastLine.push(chunk);
+    io?.stdout(chunk);
+  });
+  const logRoom = append?.logBytes ?? LIMITS.logBytes;
+  const log = captureOutput(child.stderr, files.log, logRoom, (chunk) => {
+    activity.at = Date.now();
     io?.stderr(chunk);
   });
+  return { pgid, exited, transcript, log, lastLine, activity };
+}
 
-  let timedOut = false;
-  let stopped = false;
+/** Arms the agent's timeout and the runner's own stop; the first to fire stops the group. */
+function armStops(request: SuperviseRequest, pgid: number): Stops {
+  const fired = { timedOut: false, stopped: false };
   let killTimer: NodeJS.Timeout | undefined;
   const stopGroup = (why: string): void => {
     if (killTimer !== undefined) return;
@@ -199,35 +207,49 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
   const cancelTimeout =
     request.timeoutMs > 0
       ? setLongTimeout(request.timeoutMs, () => {
-          timedOut = true;
+          fired.timedOut = true;
           stopGroup(`the agent ran past its timeout of ${request.timeoutMs / 1000} s`);
         })
       : () => undefined;
   const onStop = (): void => {
-    stopped = true;
+    fired.stopped = true;
     stopGroup("the runner was told to stop");
   };
   if (request.stop.aborted) onStop();
   else request.stop.addEventListener("abort", onStop, { once: true });
+  return {
+    fired,
+    disarm: () => {
+      cancelTimeout();
+      clearTimeout(killTimer);
+      request.stop.removeEventListener("abort", onStop);
+    },
+  };
+}
 
-  let code: number | null;
-  let signal: NodeJS.Signals | null;
-  try {
-    [code, signal] = await exited;
-  } finally {
-    cancelTimeout();
-    clearTimeout(killTimer);
-    request.stop.removeEventListener("abort", onStop);
-  }
-  const exitCode = exitCodeOf(code, signal);
+/** Awaits the agent's exit, then disarms the stops. */
+async function awaitExit(
+  request: SuperviseRequest,
+  exited: Spawned["exited"],
+  stops: Stops,
+): Promise<{ exitCode: number; timedOut: boolean; stopped: boolean }> {
+  const [code, signal] = await exited.finally(stops.disarm);
+  const number = signal === null ? undefined : constants.signals[signal];
+  const exitCode = code ?? 128 + (number ?? 0);
   request.progress(`the agent exited with ${exitCode}`);
+  return { exitCode, ...stops.fired };
+}
 
+/** Stops what the agent left running; without /proc, at least its own process group. */
+async function reapLeftovers(
+  request: SuperviseRequest,
+  pgid: number,
+): Promise<{ reaped: Reaped; warnings: string[] }> {
   const warnings: string[] = [];
   let reaped: Reaped;
   try {
     reaped = await reapStragglers({ scope: request.reapScope(pgid), graceMs: request.killGraceMs });
   } catch (error) {
-    // Without /proc the runner can still end the agent's own process group.
     signalGroup(pgid, "SIGKILL");
     reaped = { stopped: [], unreachable: [] };
     warnings.push(
@@ -242,46 +264,56 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentOu
       `processes the agent started could not be stopped: ${describeProcesses(reaped.unreachable)}`,
     );
   }
+  return { reaped, warnings };
+}
 
-  // With every process the runner found gone, the pipes end unless one it could not find holds
-  // them; reading stops after a silence, so such a process cannot keep the runner waiting.
-  const drained = Promise.all([transcript.done, log.done]);
-  lastActivity = Date.now();
-  const watching = new AbortController();
-  let first: "drained" | "idle";
-  try {
-    first = await Promise.race([
-      drained.then(() => "drained" as const),
-      whenIdle(() => lastActivity, watching.signal),
-    ]);
-  } finally {
-    watching.abort();
-  }
-  if (first === "idle") {
-    transcript.stop();
-    log.stop();
+/**
+ * Reads the agent's output to its end. With every process the runner found gone, the pipes end
+ * unless one it could not find holds them; reading stops after PIPE_IDLE_MS of silence, or after
+ * PIPE_DRAIN_MAX_MS, so such a process cannot keep the runner waiting.
+ */
+async function drain(
+  output: Spawned,
+): Promise<{ transcript: Captured; log: Captured; warnings: string[] }> {
+  const drained = Promise.all([output.transcript.done, output.log.done]);
+  const started = Date.now();
+  output.activity.at = started;
+  const idle = new Promise<"idle">((resolve) => {
+    const timer = setInterval(() => {
+      const now = Date.now();
+      if (now - output.activity.at <= PIPE_IDLE_MS && now - started <= PIPE_DRAIN_MAX_MS) return;
+      clearInterval(timer);
+      resolve("idle");
+    }, PIPE_POLL_MS);
+    void drained.then(() => {
+      clearInterval(timer);
+    });
+  });
+  const warnings: string[] = [];
+  if ((await Promise.race([drained, idle])) === "idle") {
+    output.transcript.stop();
+    output.log.stop();
     warnings.push(
       "a process the runner could not find still held the agent's output open; " +
         "the output was cut off where the runner stopped reading",
     );
   }
-  const [transcriptCaptured, logCaptured] = await drained;
+  const [transcript, log] = await drained;
   for (const [name, captured] of [
-    [RESULT_FILES.transcript, transcriptCaptured],
-    [RESULT_FILES.log, logCaptured],
+    [RESULT_FILES.transcript, transcript],
+    [RESULT_FILES.log, log],
   ] as const) {
     if (captured.failure !== undefined) {
       warnings.push(`${name} was cut short: ${cleanLine(captured.failure)}`);
     }
   }
-  return {
-    exitCode,
-    timedOut,
-    stopped,
-    transcript: transcriptCaptured,
-    log: logCaptured,
-    lastLine: lastLine.value(),
-    reaped,
-    warnings,
-  };
+  return { transcript, log, warnings };
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Nothing left in the group.
+  }
 }

@@ -19,17 +19,9 @@ import {
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { CLAUDE_PROGRAM, CODEX_PROGRAM, GEMINI_PROGRAM } from "../agents/index.js";
-import { cleanLine, type AgentName } from "../protocol/index.js";
+import { AGENT_PROFILES, cleanLine, type AgentName } from "../protocol/index.js";
 import { CODEX_PLATFORMS, codexLayout, findCodexNative, isCodexLauncher } from "./codexProgram.js";
-import { AgentUnusableError } from "./errors.js";
-
-/** Agents that run a program of their own, and its usual name. `command` brings its own argv. */
-export const AGENT_PROGRAMS: Readonly<Partial<Record<AgentName, string>>> = {
-  claude: CLAUDE_PROGRAM,
-  codex: CODEX_PROGRAM,
-  gemini: GEMINI_PROGRAM,
-};
+import { AgentUnusableError, cannotShowProgram } from "./errors.js";
 
 /** warden's own node_modules/.bin: src/host under tsx, dist/host when built. */
 export const DEV_AGENT_BIN = fileURLToPath(new URL("../../node_modules/.bin/", import.meta.url));
@@ -115,13 +107,13 @@ function codexProgram(path: string, arch: string): { path: string; binds: string
     const found = findCodexNative(path, arch);
     if (found === undefined) {
       const platform = CODEX_PLATFORMS[arch];
-      throw new AgentUnusableError(
-        path,
+      const why =
         platform === undefined
           ? `it is Codex's npm launcher, and Codex has no Linux program for ${cleanLine(arch)}`
-          : `it is Codex's npm launcher, and the program it starts (${platform.package}) is not installed beside it`,
-        "reinstall Codex with its optional dependencies (`npm install -g @openai/codex`), or pass the native codex binary with --agent-program",
-      );
+          : `it is Codex's npm launcher, and the program it starts (${platform.package}) is not installed beside it`;
+      throw new AgentUnusableError(cannotShowProgram(path, why), {
+        hint: "reinstall Codex with its optional dependencies (`npm install -g @openai/codex`), or pass the native codex binary with --agent-program",
+      });
     }
     native = found;
   }
@@ -140,7 +132,7 @@ export function findAgentProgram(
   env: Readonly<Record<string, string | undefined>>,
   arch: string = process.arch,
 ): AgentProgram | undefined {
-  const name = AGENT_PROGRAMS[agent];
+  const name = AGENT_PROFILES[agent].program;
   if (name === undefined) return undefined;
   const candidates: [string | undefined, ProgramSource][] =
     configured !== undefined

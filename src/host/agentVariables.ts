@@ -1,6 +1,6 @@
 // The variables the user passes into the agent with --env NAME: names checked when the task is
 // made, values read from the environment of the process that runs it, at each attach.
-import { ENV } from "../protocol/index.js";
+import { cleanLine, ENV } from "../protocol/index.js";
 import { BadEnvNameError, MissingEnvError } from "./errors.js";
 import { ENV_NAME } from "./hostSettings.js";
 
@@ -36,9 +36,10 @@ const RESERVED_PREFIXES = ["WARDEN_"];
 export function checkEnvNames(names: readonly string[]): string[] {
   const seen = new Set<string>();
   for (const name of names) {
-    if (!ENV_NAME.test(name)) throw new BadEnvNameError(name, "not a variable name");
+    if (!ENV_NAME.test(name))
+      throw new BadEnvNameError(`--env ${cleanLine(name)}: not a variable name`);
     if (RESERVED.has(name) || RESERVED_PREFIXES.some((p) => name.toUpperCase().startsWith(p))) {
-      throw new BadEnvNameError(name, "warden sets this variable itself");
+      throw new BadEnvNameError(`--env ${cleanLine(name)}: warden sets this variable itself`);
     }
     seen.add(name);
   }
@@ -53,7 +54,11 @@ export function agentVariables(
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = env[name];
-    if (value === undefined) throw new MissingEnvError(name);
+    if (value === undefined) {
+      throw new MissingEnvError(`the task passes the variable ${name} in, but it is not set here`, {
+        hint: `set ${name} in the environment of the process that starts the task`,
+      });
+    }
     out[name] = value;
   }
   return out;

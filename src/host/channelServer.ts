@@ -9,6 +9,7 @@ import type { AgentEvent } from "../agents/index.js";
 import {
   CHANNEL_LIMITS,
   channelLine,
+  cleanLine,
   cutText,
   WardenError,
   type ChannelRequest,
@@ -85,7 +86,10 @@ class ChannelService implements RunningChannel {
   }
 
   async listen(): Promise<void> {
-    if (Buffer.byteLength(this.path) > SOCKET_PATH_BYTES) throw new ChannelPathError(this.path);
+    if (Buffer.byteLength(this.path) > SOCKET_PATH_BYTES)
+      throw new ChannelPathError(
+        `the socket path ${cleanLine(this.path)} is too long for a unix socket`,
+      );
     await rm(this.path, { force: true });
     await new Promise<void>((resolve, reject) => {
       this.#server.once("error", reject);

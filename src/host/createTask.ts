@@ -131,7 +131,7 @@ function approvalSettings(input: CreateTaskInput): HostSettingsInput["approval"]
     if (!Number.isSafeInteger(timeout) || timeout < 1 || timeout > max) {
       throw new BadTaskOptionError(
         `the approval timeout ${timeout} s is not between 1 s and ${max} s`,
-        "give --approve-timeout a duration such as 5m",
+        { hint: "give --approve-timeout a duration such as 5m" },
       );
     }
   }
@@ -139,7 +139,7 @@ function approvalSettings(input: CreateTaskInput): HostSettingsInput["approval"]
   if (!AGENTS_WITH_TOOL_RULES.has(input.agent)) {
     throw new BadTaskOptionError(
       `the ${input.agent} agent asks warden no permissions, so it takes no tool rules or approval timeout`,
-      "drop --allow-tool, --deny-tool and --approve-timeout, or run the claude agent",
+      { hint: "drop --allow-tool, --deny-tool and --approve-timeout, or run the claude agent" },
     );
   }
   return { allow, deny, ...(timeout === undefined ? {} : { timeoutSeconds: timeout }) };

@@ -65,8 +65,9 @@ function agentAccount(outcome: AgentOutcome): Record<string, unknown> {
   if (result.stoppedBy !== undefined) account.stoppedBy = result.stoppedBy;
   if (result.turns !== undefined) account.turns = result.turns;
   if (result.costUSD !== undefined) account.costUSD = result.costUSD;
-  // The runner marks a result it made up for an agent that wrote none (stopped mid-turn).
-  if (outcome.madeUp || outcome.agentResult?.made_up_by === "warden") account.madeUp = true;
+  // The runner marks a result it synthesized for an agent that wrote none (stopped mid-turn).
+  // `made_up_by` in result.json and `madeUp` in the terminal record are on disk: their names stay.
+  if (outcome.synthesized || outcome.agentResult?.made_up_by === "warden") account.madeUp = true;
   return account;
 }
 

@@ -1,19 +1,18 @@
 // What `warden doctor` reports: whether this machine can run tasks, and what to fix if not.
 import { execFile } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { existsSync } from "node:fs";
 import { promisify } from "node:util";
-import { AGENTS, cleanLine, WardenError, type AgentName } from "../protocol/index.js";
+import {
+  AGENT_PROFILES,
+  AGENTS,
+  cleanLine,
+  WardenError,
+  type AgentName,
+} from "../protocol/index.js";
 import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
 import { keyVariablesText, relaySettingsFromEnv } from "../egress/index.js";
-import {
-  AGENT_PROGRAMS,
-  findAgentProgram,
-  programVersion,
-  type AgentProgram,
-} from "./agentProgram.js";
+import { findAgentProgram, programVersion, type AgentProgram } from "./agentProgram.js";
 import { GUEST_MAIN } from "./guestProgram.js";
-import { API_AGENTS } from "./preflight.js";
 
 const run = promisify(execFile);
 
@@ -101,21 +100,6 @@ function checkRunner(): Check {
       };
 }
 
-/** Whether a program is on the host's PATH, where the sandbox's binds would find it. */
-function onPath(program: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const path = join(dir, program);
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // Not here; the next directory may have it.
-    }
-  }
-  return undefined;
-}
-
 const SOURCE_WORDS = {
   settings: "",
   path: " (on PATH)",
@@ -167,19 +151,11 @@ async function programReport(name: AgentName, program: string): Promise<AgentRep
 async function agentReports(): Promise<AgentReport[]> {
   return Promise.all(
     AGENTS.map(async (name: AgentName): Promise<AgentReport> => {
-      if (name === "command") {
+      const program = AGENT_PROFILES[name].program;
+      if (program === undefined) {
         return { name, usable: true, detail: "runs the command given after `--`" };
       }
-      const program = AGENT_PROGRAMS[name];
-      if (program !== undefined) return programReport(name, program);
-      const path = onPath(name);
-      return path === undefined
-        ? {
-            name,
-            usable: false,
-            detail: `${name} is not on PATH: install it to use --agent ${name}`,
-          }
-        : { name, usable: true, detail: path };
+      return programReport(name, program);
     }),
   );
 }
@@ -192,7 +168,7 @@ function withApiKey(
   report: AgentReport,
   env: Readonly<Record<string, string | undefined>>,
 ): AgentReport {
-  const api = API_AGENTS[report.name];
+  const api = AGENT_PROFILES[report.name].api;
   if (api === undefined) return report;
   if (relaySettingsFromEnv(env, api) !== undefined) {
     return { ...report, apiKey: "set", detail: `${report.detail}; its API key is set` };

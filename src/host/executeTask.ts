@@ -1,7 +1,9 @@
-// One attach of a task, end to end: the checks that need no lock, the attach, the share, the
-// network gate, the sandbox; its stdout received as results while its stderr becomes progress;
-// the stop when the task is cancelled or a bound passes; the results checked against what the
-// host knows; and the terminal record, decided by decideEnd.
+// One attach of a task. executeTask makes the checks that need no lock and attaches; TaskRun
+// then goes through six phases: prepare the attach's directories and the guest log; write the
+// share; open the gates (the network gate, the channel to the guest); start the sandbox; await
+// its end, its stdout received as results and its stderr as progress, stopping it when the task
+// is cancelled or a bound passes; judge the results against what the host knows and decide the
+// terminal record. What each phase opens is released, last opened first, however it all ends.
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import {
@@ -9,6 +11,7 @@ import {
   makePlaceholderKey,
   PLACEHOLDER_VARIABLES,
   startEgress,
+  type RelayHostSettings,
   type RunningEgress,
 } from "../egress/index.js";
 import {
@@ -17,8 +20,9 @@ import {
   receiveResults,
   WardenError,
   type ReceivedResults,
+  type Result,
 } from "../protocol/index.js";
-import type { RunningSandbox, SandboxBackendOptions, SandboxRequest } from "../sandbox/index.js";
+import type { RunningSandbox, SandboxBackendOptions, SandboxExit } from "../sandbox/index.js";
 import type { Attachment, Tasks, TerminalInput, TerminalRecord } from "../store/index.js";
 import { ApprovalDesk } from "./approvalDesk.js";
 import { startChannelServer, type RunningChannel } from "./channelServer.js";
@@ -73,15 +77,32 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
+/** The API relay of the attach, and the key the agent holds in place of the real one. */
+type Relay = RelayHostSettings & { readonly placeholder: string };
+
+/** The gates between the sandbox and the world, open while it runs. */
+interface Gates {
+  readonly egress: RunningEgress;
+  readonly channel: RunningChannel;
+}
+
+/** How the sandbox ended, as the host saw it. */
+interface SandboxEnd {
+  readonly exit: SandboxExit;
+  readonly received: Received;
+  readonly stop: Exclude<StopReason, "interrupt"> | undefined;
+}
+
+type Received =
+  { kind: "received"; received: ReceivedResults } | { kind: "refused"; error: string };
+
 /** One attach of one task, from the share to the decision. */
 class TaskRun {
-  readonly #layout: TaskLayout;
-  /** Made once prepareAttempt has emptied results/, where its log goes. */
-  #progress: GuestProgress | undefined;
-  #stops: StopTriggers | undefined;
-  /** The sandbox once started, and whether it has ended: nothing of it may outlive the attach. */
-  #sandbox: RunningSandbox | undefined;
-  #ended = false;
+  private readonly layout: TaskLayout;
+  /** The guest log, opened by prepare once results/ is empty; notes and warnings go there too. */
+  private progress: GuestProgress | undefined;
+  /** How to release what the phases opened, in the order they opened it. */
+  private readonly releases: (() => Promise<unknown>)[] = [];
 
   constructor(
     private readonly attachment: Attachment,
@@ -90,96 +111,77 @@ class TaskRun {
     private readonly reporter: Reporter,
     dataDir: string,
   ) {
-    this.#layout = taskLayout(dataDir, attachment.id);
+    this.layout = taskLayout(dataDir, attachment.id);
   }
 
   /** The terminal input, or "interrupted" when the host itself was told to stop. */
   async run(): Promise<TerminalInput | "interrupted"> {
-    let egress: RunningEgress | undefined;
-    let channel: RunningChannel | undefined;
     try {
-      await prepareAttempt(this.#layout);
-      this.#progress = new GuestProgress(
-        this.#layout.guestLog,
-        this.attachment.id,
-        (type, data) => {
-          this.attachment.appendEvent(type, data);
-        },
-        this.reporter,
-      );
-      if (this.#aborted()) return "interrupted";
-      const { spec, host } = this.plan;
-      this.#note(`attempt ${this.attachment.attempt}: preparing the share of ${spec.base}`);
-      const relay = this.plan.relay;
-      const placeholder = relay === undefined ? undefined : makePlaceholderKey(relay.api);
-      // The agent's variables reach it through task.json, which lives only as long as this
-      // attach (cleanAttempt removes the share); the real API key is never among them.
-      const agentEnv = {
-        ...this.plan.variables,
-        ...(relay === undefined || placeholder === undefined
-          ? {}
-          : { [PLACEHOLDER_VARIABLES[relay.api]]: placeholder }),
-      };
-      const program = this.plan.program;
-      await writeShare(this.#layout.share, {
-        settings: guestSettings(
-          host,
-          spec,
-          agentEnv,
-          program === undefined ? {} : { agentProgram: program.path },
-        ),
-        prompt: spec.prompt,
-        gitDir: host.gitDir,
-        base: spec.base,
-        objectFormat: host.objectFormat,
-      });
-      egress = await this.#startEgress(placeholder);
-      channel = await this.#startChannel();
-      if (this.#aborted()) return "interrupted";
-      const sandbox = await this.plan.backend.start(this.#request(egress, channel));
-      this.#sandbox = sandbox;
-      const ended = (): void => {
-        this.#ended = true;
-      };
-      sandbox.exit.then(ended, ended);
-      return await this.#supervise(sandbox);
+      await this.prepare();
+      if (this.aborted()) return "interrupted";
+      const relay = await this.writeTaskShare();
+      const gates = await this.openGates(relay);
+      if (this.aborted()) return "interrupted";
+      const sandbox = await this.startSandbox(gates);
+      const end = await this.awaitEnd(sandbox);
+      if (end === "interrupted") return end;
+      return await this.judge(end);
     } catch (error) {
-      if (this.#stops?.reason === "interrupt") return "interrupted";
-      const code = error instanceof WardenError ? error.code : "UNEXPECTED";
-      const text = errorText(error);
-      this.#warn(`could not run the task: ${text}`);
-      return {
-        state: "failed",
-        error: `could not run the task: ${text}`,
-        details: {
-          base: this.plan.spec.base,
-          attempt: this.attachment.attempt,
-          sandbox: this.plan.host.sandbox,
-          code,
-        },
-      };
+      return this.failed(error);
     } finally {
-      this.#stops?.close();
-      // Only a failure of warden's own while the sandbox ran leaves it running here.
-      if (this.#sandbox !== undefined && !this.#hasEnded()) {
-        await this.#sandbox.stop(HOST_LIMITS.refusedGraceMs).catch(() => undefined);
-      }
-      await channel?.close().catch(() => undefined);
-      await egress?.close().catch(() => undefined);
-      await this.#progress?.close();
-      await cleanAttempt(this.#layout).catch(() => undefined);
+      for (const release of this.releases.reverse()) await release();
     }
   }
 
-  async #startEgress(placeholder: string | undefined): Promise<RunningEgress> {
-    const { host } = this.plan;
-    const relay = this.plan.relay;
-    return startEgress({
-      dir: this.#layout.egress,
-      log: this.#layout.proxyLog,
+  private async prepare(): Promise<void> {
+    this.releases.push(() => cleanAttempt(this.layout).catch(() => undefined));
+    await prepareAttempt(this.layout);
+    const progress = new GuestProgress(
+      this.layout.guestLog,
+      this.attachment.id,
+      (type, data) => {
+        this.attachment.appendEvent(type, data);
+      },
+      this.reporter,
+    );
+    this.progress = progress;
+    this.releases.push(() => progress.close());
+  }
+
+  /** Writes the share; returns the API relay, with the placeholder key the agent was given. */
+  private async writeTaskShare(): Promise<Relay | undefined> {
+    const { spec, host, program } = this.plan;
+    this.note(`attempt ${this.attachment.attempt}: preparing the share of ${spec.base}`);
+    const relay =
+      this.plan.relay === undefined
+        ? undefined
+        : { ...this.plan.relay, placeholder: makePlaceholderKey(this.plan.relay.api) };
+    // The agent's variables reach it through task.json, which lives only as long as this
+    // attach (cleanAttempt removes the share); the real API key is never among them.
+    const agentEnv = {
+      ...this.plan.variables,
+      ...(relay === undefined ? {} : { [PLACEHOLDER_VARIABLES[relay.api]]: relay.placeholder }),
+    };
+    const agentProgram = program === undefined ? {} : { agentProgram: program.path };
+    await writeShare(this.layout.share, {
+      settings: guestSettings(host, spec, agentEnv, agentProgram),
+      prompt: spec.prompt,
+      gitDir: host.gitDir,
+      base: spec.base,
+      objectFormat: host.objectFormat,
+    });
+    return relay;
+  }
+
+  /** The network gate, then the guest-to-host channel in the directory egress made (0700). */
+  private async openGates(relay: Relay | undefined): Promise<Gates> {
+    const { host, approval } = this.plan;
+    const egress = await startEgress({
+      dir: this.layout.egress,
+      log: this.layout.proxyLog,
       allow: host.allow,
       presets: host.presets,
-      ...(relay === undefined || placeholder === undefined
+      ...(relay === undefined
         ? {}
         : {
             relay: {
@@ -187,17 +189,13 @@ class TaskRun {
               upstream: relay.upstream,
               apiKey: authSecret(relay.auth),
               auth: relay.auth.kind,
-              placeholderKey: placeholder,
+              placeholderKey: relay.placeholder,
             },
           }),
     });
-  }
-
-  /** The guest-to-host channel, in the egress directory startEgress made (0700). */
-  async #startChannel(): Promise<RunningChannel> {
-    const { approval } = this.plan;
-    return startChannelServer({
-      path: join(this.#layout.egress, CHANNEL_SOCKET),
+    this.releases.push(() => egress.close().catch(() => undefined));
+    const channel = await startChannelServer({
+      path: join(this.layout.egress, CHANNEL_SOCKET),
       attachment: this.attachment,
       approvals: new ApprovalDesk({
         attachment: this.attachment,
@@ -212,18 +210,20 @@ class TaskRun {
         if (text !== undefined) this.reporter.progress(`agent: ${text}`);
       },
     });
+    this.releases.push(() => channel.close().catch(() => undefined));
+    return { egress, channel };
   }
 
-  #request(egress: RunningEgress, channel: RunningChannel): SandboxRequest {
-    const { host, runner, program } = this.plan;
+  private async startSandbox({ egress, channel }: Gates): Promise<RunningSandbox> {
+    const { backend, host, runner, program } = this.plan;
     const sockets = [{ name: "proxy", path: egress.proxySocket }];
     if (egress.relaySocket !== undefined) sockets.push({ name: "relay", path: egress.relaySocket });
     // The socket's name inside is control.sock: the backend appends `.sock` to each name.
     sockets.push({ name: CHANNEL_SOCKET.replace(/\.sock$/, ""), path: channel.path });
-    return {
+    const sandbox = await backend.start({
       taskId: this.attachment.id,
-      share: this.#layout.share,
-      workspace: this.#layout.workspace,
+      share: this.layout.share,
+      workspace: this.layout.workspace,
       sockets,
       runner: { program: runner.program, args: runner.args },
       readOnlyBinds: [
@@ -233,22 +233,72 @@ class TaskRun {
       ],
       env: {},
       limits: host.limits ?? {},
+    });
+    // Nothing of the sandbox may outlive the attach; only a failure of warden's own while it
+    // ran leaves it running when the attach is released.
+    let ended = false;
+    const end = (): void => {
+      ended = true;
     };
-  }
-
-  async #supervise(sandbox: RunningSandbox): Promise<TerminalInput | "interrupted"> {
-    const { backend, host, spec } = this.plan;
+    sandbox.exit.then(end, end);
+    this.releases.push(async () => {
+      if (!ended) await sandbox.stop(HOST_LIMITS.refusedGraceMs).catch(() => undefined);
+    });
     this.attachment.appendEvent("sandbox", {
       backend: backend.name,
       isolated: backend.isolated,
       attempt: this.attachment.attempt,
     });
-    for (const warning of sandbox.warnings) this.#warn(warning);
-    this.#note(`running in the ${backend.name} sandbox`);
+    for (const warning of sandbox.warnings) this.warn(warning);
+    this.note(`running in the ${backend.name} sandbox`);
+    return sandbox;
+  }
+
+  /**
+   * Receives the sandbox's stdout as results while its stderr becomes progress, and stops it
+   * when the task is cancelled, a bound passes or its results are refused; "interrupted" when
+   * the host itself was told to stop.
+   */
+  private async awaitEnd(sandbox: RunningSandbox): Promise<SandboxEnd | "interrupted"> {
+    const stops = this.armStops(sandbox);
+    try {
+      sandbox.onBound((bound) => {
+        this.attachment.appendEvent("bound", { bound: bound.bound, detail: bound.detail });
+        this.warn(`the sandbox reached ${bound.detail}`);
+        stops.trigger("bound");
+      });
+      // Both streams are read at once: a runner blocked on a full stderr pipe would never
+      // finish its archive, and one blocked on stdout would never write progress.
+      const receiving = this.receive(sandbox.stdout).then((received) => {
+        if (received.kind === "refused") stops.trigger("refused");
+        return received;
+      });
+      const reading = this.progress?.read(sandbox.stderr) ?? Promise.resolve();
+      const exit = await sandbox.exit;
+      let received = await within(receiving, HOST_LIMITS.drainAfterExitMs);
+      if (received === undefined) {
+        sandbox.stdout.destroy();
+        received = await receiving;
+      }
+      if ((await within(reading, HOST_LIMITS.drainAfterExitMs)) === undefined) {
+        sandbox.stderr.destroy();
+      }
+      return stops.reason === "interrupt" ? "interrupted" : { exit, received, stop: stops.reason };
+    } catch (error) {
+      if (stops.reason === "interrupt") return "interrupted";
+      throw error;
+    } finally {
+      stops.close();
+    }
+  }
+
+  /** Stops the sandbox on a cancel request, at the deadline or the host's limit, or on an interrupt. */
+  private armStops(sandbox: RunningSandbox): StopTriggers {
+    const { host, spec } = this.plan;
     const limit = hostLimitMs(host.guest.timeoutSeconds);
     const grace = this.options.stopGraceMs ?? HOST_LIMITS.stopGraceMs;
-    const stops = new StopTriggers({
-      dir: this.#layout.dir,
+    return new StopTriggers({
+      dir: this.layout.dir,
       cancelRequested: () => this.attachment.cancelRequested(),
       deadline: spec.deadline,
       hostLimitAt: limit === undefined ? undefined : Date.now() + limit,
@@ -256,62 +306,22 @@ class TaskRun {
       ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
       onStop: (reason) => {
         this.attachment.appendEvent("stopping", { reason });
-        this.#note(`stopping the sandbox: ${STOP_WORDS[reason]}`);
+        this.note(`stopping the sandbox: ${STOP_WORDS[reason]}`);
         void sandbox.stop(reason === "refused" ? HOST_LIMITS.refusedGraceMs : grace);
       },
     });
-    this.#stops = stops;
-    sandbox.onBound((bound) => {
-      this.attachment.appendEvent("bound", { bound: bound.bound, detail: bound.detail });
-      this.#warn(`the sandbox reached ${bound.detail}`);
-      stops.trigger("bound");
-    });
+  }
 
-    // Both streams are read at once: a runner blocked on a full stderr pipe would never finish
-    // its archive, and one blocked on stdout would never write progress.
-    const receiving = this.#receive(sandbox.stdout).then((facts) => {
-      if (facts.kind === "refused") stops.trigger("refused");
-      return facts;
-    });
-    const reading = this.#progress?.read(sandbox.stderr) ?? Promise.resolve();
-    const exit = await sandbox.exit;
-    let received = await within(receiving, HOST_LIMITS.drainAfterExitMs);
-    if (received === undefined) {
-      sandbox.stdout.destroy();
-      received = await receiving;
-    }
-    if ((await within(reading, HOST_LIMITS.drainAfterExitMs)) === undefined) {
-      sandbox.stderr.destroy();
-    }
-    stops.close();
-    if (stops.reason === "interrupt") return "interrupted";
-
-    let results: ResultFacts;
-    if (received.kind === "received") {
-      const result = received.received.result;
-      for (const warning of result.warnings) this.#warn(`the sandbox says: ${cleanLine(warning)}`);
-      const bundle = await verifyChanges({
-        bundle: this.#layout.result("changes.bundle"),
-        base: spec.base,
-        gitDir: host.gitDir,
-        objectFormat: host.objectFormat,
-        scratchParent: this.#layout.dir,
-      });
-      results = { kind: "received", result, bundle };
-    } else {
-      results = received;
-    }
-    const stop = stops.reason;
+  /** Checks the results against what the host knows, and decides the terminal record. */
+  private async judge({ exit, received, stop }: SandboxEnd): Promise<TerminalInput> {
+    const { backend, host, spec } = this.plan;
+    const results =
+      received.kind === "received" ? await this.verify(received.received.result) : received;
     return decideEnd({
       base: spec.base,
       stop,
       results,
-      exit: {
-        code: exit.code,
-        signal: exit.signal,
-        outOfMemory: exit.outOfMemory,
-        bound: exit.bound,
-      },
+      exit,
       timeoutSeconds: host.guest.timeoutSeconds,
       attempt: this.attachment.attempt,
       sandbox: backend.name,
@@ -319,37 +329,60 @@ class TaskRun {
     });
   }
 
-  async #receive(
-    stdout: Readable,
-  ): Promise<{ kind: "received"; received: ReceivedResults } | { kind: "refused"; error: string }> {
+  /** The result the sandbox claims, with the bundle of changes the host checked itself. */
+  private async verify(result: Result): Promise<ResultFacts> {
+    for (const warning of result.warnings) this.warn(`the sandbox says: ${cleanLine(warning)}`);
+    const bundle = await verifyChanges({
+      bundle: this.layout.result("changes.bundle"),
+      base: this.plan.spec.base,
+      gitDir: this.plan.host.gitDir,
+      objectFormat: this.plan.host.objectFormat,
+      scratchParent: this.layout.dir,
+    });
+    return { kind: "received", result, bundle };
+  }
+
+  /** The terminal input of an attach that warden itself could not carry through. */
+  private failed(error: unknown): TerminalInput {
+    const code = error instanceof WardenError ? error.code : "UNEXPECTED";
+    const text = errorText(error);
+    this.warn(`could not run the task: ${text}`);
+    return {
+      state: "failed",
+      error: `could not run the task: ${text}`,
+      details: {
+        base: this.plan.spec.base,
+        attempt: this.attachment.attempt,
+        sandbox: this.plan.host.sandbox,
+        code,
+      },
+    };
+  }
+
+  private async receive(stdout: Readable): Promise<Received> {
     try {
-      const received = await receiveResults(stdout, { dir: this.#layout.results });
+      const received = await receiveResults(stdout, { dir: this.layout.results });
       return { kind: "received", received };
     } catch (error) {
       const text = `the sandbox's results were refused: ${errorText(error)}`;
-      this.#warn(text);
+      this.warn(text);
       return { kind: "refused", error: text };
     }
   }
 
-  /** Read through a method: the sandbox may end while run() awaits. */
-  #hasEnded(): boolean {
-    return this.#ended;
-  }
-
   /** Read through a method: the signal may abort while run() awaits. */
-  #aborted(): boolean {
+  private aborted(): boolean {
     return this.options.signal?.aborted === true;
   }
 
-  #note(text: string): void {
+  private note(text: string): void {
     this.reporter.note(text);
-    this.#progress?.note(text);
+    this.progress?.note(text);
   }
 
-  #warn(text: string): void {
+  private warn(text: string): void {
     this.reporter.warn(text);
-    this.#progress?.note(`warning: ${text}`);
+    this.progress?.note(`warning: ${text}`);
     this.attachment.appendEvent("warning", { text: cleanLine(text) });
   }
 }

@@ -4,11 +4,12 @@
 // the user's repository and nothing else.
 import {
   checkBundle,
+  cleanLine,
   readBundleHeaderFile,
   TASK_BRANCH,
   type BundleHeader,
 } from "../protocol/index.js";
-import { BadBranchNameError, BranchExistsError } from "./errors.js";
+import { BadBranchNameError, BranchExistsError, notABranchName } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo, type ScratchRepoSource } from "./scratchRepo.js";
 import { unbundleStrictly } from "./unbundleStrictly.js";
@@ -55,12 +56,14 @@ export async function fetchChanges(request: FetchRequest): Promise<string> {
   try {
     await hostGit(["check-ref-format", "--branch", request.branch], { cwd: request.repo });
   } catch {
-    throw new BadBranchNameError(request.branch);
+    throw new BadBranchNameError(notABranchName(request.branch));
   }
-  if (request.branch.startsWith("-")) throw new BadBranchNameError(request.branch);
+  if (request.branch.startsWith("-")) {
+    throw new BadBranchNameError(notABranchName(request.branch));
+  }
   const ref = `refs/heads/${request.branch}`;
   if (!request.force && (await branchExists(request.repo, ref))) {
-    throw new BranchExistsError(request.branch);
+    throw new BranchExistsError(`the branch ${cleanLine(request.branch)} already exists`);
   }
   // The fetch below reads the same file: it is in the task's results, which only warden
   // writes, and the sandbox that made it has ended.

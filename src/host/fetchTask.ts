@@ -4,7 +4,12 @@
 import { existsSync } from "node:fs";
 import { cleanText } from "../protocol/index.js";
 import { isRealDir, refuseLink, type Tasks, type TaskDetails } from "../store/index.js";
-import { NoChangesError, NotAHostTaskError, TaskNotFinishedError } from "./errors.js";
+import {
+  NoChangesError,
+  NotAHostTaskError,
+  noHostSettings,
+  TaskNotFinishedError,
+} from "./errors.js";
 import { diffChanges, fetchChanges } from "./fetchChanges.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 import { taskLayout } from "./taskLayout.js";
@@ -27,27 +32,30 @@ interface Changes {
 async function changesOf(tasks: Tasks, ref: string): Promise<Changes> {
   const details = await tasks.get(ref);
   const { id, spec, terminal } = details;
-  if (terminal === undefined) throw new TaskNotFinishedError(id, details.state);
+  if (terminal === undefined) {
+    throw new TaskNotFinishedError(`task ${id} is ${details.state}, so it has no results yet`);
+  }
   const host = readHostSettings(id, spec.settings);
   if (spec.repo === undefined || spec.base === undefined) {
-    throw new NotAHostTaskError(id, "its spec names no repository or start commit");
+    throw new NotAHostTaskError(noHostSettings(id, "its spec names no repository or start commit"));
   }
   const facts = terminal.details ?? {};
   const head = facts.head;
   if (facts.changes !== true || typeof head !== "string") {
-    throw new NoChangesError(
-      id,
+    const why =
       facts.changes === false
         ? "it changed nothing"
-        : `it ended ${terminal.state} without changes warden verified`,
-    );
+        : `it ended ${terminal.state} without changes warden verified`;
+    throw new NoChangesError(`task ${id} has no changes to fetch: ${why}`);
   }
   const layout = taskLayout(tasks.dataDir, id);
   // results/ must be the task's own directory: git reads the bundle by its path.
   const results = isRealDir(layout.results);
   const bundle = layout.result("changes.bundle");
   refuseLink(bundle);
-  if (!results || !existsSync(bundle)) throw new NoChangesError(id, "its changes.bundle is gone");
+  if (!results || !existsSync(bundle)) {
+    throw new NoChangesError(`task ${id} has no changes to fetch: its changes.bundle is gone`);
+  }
   return { details, host, repo: spec.repo, base: spec.base, head, bundle };
 }
 

@@ -2,7 +2,7 @@
 // the host. Tests alone may put another program in its place (see TEST_GUEST_ENV).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { RunnerMissingError } from "./errors.js";
+import { RunnerMissingError, runnerMissing } from "./errors.js";
 
 /**
  * The built runner, bundled into one file (scripts/bundleGuest.mjs) because every sandbox loads
@@ -31,10 +31,10 @@ export interface GuestProgram {
 export function guestProgram(env: Readonly<Record<string, string | undefined>>): GuestProgram {
   const testGuest = env[TEST_GUEST_ENV.testing] === "1" ? env[TEST_GUEST_ENV.guest] : undefined;
   if (testGuest !== undefined && testGuest !== "") {
-    if (!existsSync(testGuest)) throw new RunnerMissingError(testGuest);
+    if (!existsSync(testGuest)) throw new RunnerMissingError(runnerMissing(testGuest));
     return { program: process.execPath, args: [testGuest], binds: [testGuest] };
   }
-  if (!existsSync(GUEST_MAIN)) throw new RunnerMissingError(GUEST_MAIN);
+  if (!existsSync(GUEST_MAIN)) throw new RunnerMissingError(runnerMissing(GUEST_MAIN));
   return { program: process.execPath, args: [GUEST_MAIN], binds: [] };
 }
 

@@ -2,8 +2,10 @@
 // runs a hook, asks an fsmonitor, prompts for a password, or waits forever.
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
-import { cleanLine } from "../protocol/index.js";
-import { GitError } from "./errors.js";
+import { cleanLine, GitError } from "../protocol/index.js";
+
+/** The hint of a git command on the host that failed on the repository. */
+const REPOSITORY_HINT = "check the repository with `git status` and `git fsck`";
 
 /** A git call on the host that takes longer than this is stuck, not slow. */
 export const HOST_GIT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -88,13 +90,19 @@ export function hostGit(args: readonly string[], options: GitOptions): Promise<G
     } else {
       input.on("error", (error) => {
         child.kill("SIGKILL");
-        reject(new GitError(`could not read git's input: ${cleanLine(error.message)}`));
+        reject(
+          new GitError(`could not read git's input: ${cleanLine(error.message)}`, {
+            hint: REPOSITORY_HINT,
+          }),
+        );
       });
       input.pipe(child.stdin);
     }
     child.on("error", (error) => {
       input?.destroy();
-      reject(new GitError(`could not run git: ${cleanLine(error.message)}`, "install git"));
+      reject(
+        new GitError(`could not run git: ${cleanLine(error.message)}`, { hint: "install git" }),
+      );
     });
     child.on("close", (code, signal) => {
       input?.destroy();
@@ -112,11 +120,10 @@ export function hostGit(args: readonly string[], options: GitOptions): Promise<G
             : `failed: ${cleanLine(stderr.trim()) || `exit ${String(code)}`}`;
       const failed = signal === null && outBytes <= HOST_GIT_MAX_OUTPUT;
       reject(
-        new GitError(
-          `git ${cleanLine(args.slice(0, 2).join(" "))} ${why}`,
-          undefined,
-          failed ? stderr : undefined,
-        ),
+        new GitError(`git ${cleanLine(args.slice(0, 2).join(" "))} ${why}`, {
+          hint: REPOSITORY_HINT,
+          ...(failed ? { gitStderr: stderr } : {}),
+        }),
       );
     });
   });

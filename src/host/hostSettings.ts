@@ -3,7 +3,7 @@
 // Values of variables passed in with --env are never stored: only their names.
 import { z } from "zod";
 import { checkSettings, cleanLine, type Settings } from "../protocol/index.js";
-import { NotAHostTaskError } from "./errors.js";
+import { NotAHostTaskError, noHostSettings } from "./errors.js";
 import { HOST_LIMITS } from "./hostLimits.js";
 import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./toolRules.js";
 
@@ -89,12 +89,16 @@ export function readHostSettings(id: string, settings: Record<string, unknown>):
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "settings";
-    throw new NotAHostTaskError(id, `${cleanLine(where)}: ${cleanLine(issue?.message ?? "")}`);
+    throw new NotAHostTaskError(
+      noHostSettings(id, `${cleanLine(where)}: ${cleanLine(issue?.message ?? "")}`),
+    );
   }
   try {
     return { ...parsed.data, guest: checkSettings(parsed.data.guest) };
   } catch (error) {
-    throw new NotAHostTaskError(id, error instanceof Error ? error.message : String(error));
+    throw new NotAHostTaskError(
+      noHostSettings(id, error instanceof Error ? error.message : String(error)),
+    );
   }
 }
 

@@ -45,12 +45,10 @@ export {
   BadEnvNameError,
   MissingEnvError,
   RunnerMissingError,
-  BackendUnusableError,
   NoChangesError,
   TaskNotFinishedError,
   BadTaskOptionError,
   BadRepoError,
-  GitError,
   BadObjectsError,
   BranchExistsError,
   BadBranchNameError,
@@ -59,7 +57,6 @@ export {
   NoApiKeyError,
   ApprovalUnavailableError,
   ChannelPathError,
-  type HostExitClass,
 } from "./errors.js";
 export {
   startChannelServer,
@@ -96,7 +93,6 @@ export {
   findAgentProgram,
   programVersion,
   programBinds,
-  AGENT_PROGRAMS,
   DEV_AGENT_BIN,
   type AgentProgram,
   type ProgramSource,
@@ -106,7 +102,6 @@ export {
   approvalPlan,
   relayFor,
   homeExposingBind,
-  API_AGENTS,
   CHANNEL_SANDBOXES,
   type ApprovalPlan,
 } from "./preflight.js";

@@ -3,25 +3,33 @@
 // here for an agent that needs one, and a task that asks a person has a way to ask. A refusal
 // here leaves the task as it was.
 import { homedir } from "node:os";
-import { relaySettingsFromEnv, type ApiKind, type RelayHostSettings } from "../egress/index.js";
-import type { AgentName } from "../protocol/index.js";
+import {
+  keyVariablesText,
+  RELAY_APIS,
+  relaySettingsFromEnv,
+  type RelayHostSettings,
+} from "../egress/index.js";
+import { AGENT_PROFILES, cleanLine, type AgentName } from "../protocol/index.js";
 import {
   sandboxBackend,
+  SandboxUnavailableError,
   type SandboxBackend,
   type SandboxBackendOptions,
   type SandboxName,
 } from "../sandbox/index.js";
 import type { Tasks, TaskSpec } from "../store/index.js";
-import { AGENT_PROGRAMS, findAgentProgram, type AgentProgram } from "./agentProgram.js";
+import { findAgentProgram, type AgentProgram } from "./agentProgram.js";
 import { agentVariables } from "./agentVariables.js";
 import type { ApprovalRules, ApprovePolicy } from "./approvalPolicy.js";
 import {
   AgentMissingError,
   AgentUnusableError,
   ApprovalUnavailableError,
-  BackendUnusableError,
+  cannotShowProgram,
+  installHint,
   NoApiKeyError,
   NotAHostTaskError,
+  noHostSettings,
 } from "./errors.js";
 import { HOST_LIMITS } from "./hostLimits.js";
 import { parseToolRules } from "./toolRules.js";
@@ -48,25 +56,23 @@ export interface ApprovalPlan {
   timeoutMs: number;
 }
 
-/**
- * The API each agent calls, for which the host must hold a key the relay adds. `command` needs
- * none; it gets the Anthropic relay when the host has a key for it.
- */
-export const API_AGENTS: Readonly<Record<AgentName, ApiKind | undefined>> = {
-  claude: "anthropic",
-  codex: "openai",
-  gemini: "gemini",
-  command: undefined,
-};
-
 /** The API relay for a task's agent: refuses an agent whose API has no key on this host. */
 export function relayFor(
   agent: AgentName,
   env: Readonly<Record<string, string | undefined>>,
 ): RelayHostSettings | undefined {
-  const api = API_AGENTS[agent];
+  const api = AGENT_PROFILES[agent].api;
   const relay = relaySettingsFromEnv(env, api ?? "anthropic");
-  if (api !== undefined && relay === undefined) throw new NoApiKeyError(agent, api);
+  if (api !== undefined && relay === undefined) {
+    const keys = RELAY_APIS[api].keys;
+    const missing =
+      keys.length === 1
+        ? `${keyVariablesText(api)} is not`
+        : `neither ${keyVariablesText(api).replace(" or ", " nor ")} is`;
+    throw new NoApiKeyError(`the ${agent} agent needs an API key, and ${missing} set here`, {
+      hint: `set ${keys[0].variable} in the environment that runs the task; it stays on the host, the sandbox gets a placeholder`,
+    });
+  }
   return relay;
 }
 
@@ -80,7 +86,9 @@ export const CHANNEL_SANDBOXES: ReadonlySet<SandboxName> = new Set(["bwrap", "no
 export function approvalPlan(host: HostSettings, sandbox: SandboxName): ApprovalPlan {
   const policy = host.guest.approve ?? "always";
   if (policy === "prompt" && !CHANNEL_SANDBOXES.has(sandbox)) {
-    throw new ApprovalUnavailableError(sandbox);
+    throw new ApprovalUnavailableError(
+      `approve is "prompt", but the ${sandbox} sandbox has no channel to ask the host through`,
+    );
   }
   const approval = host.approval;
   return {
@@ -102,17 +110,28 @@ function agentProgram(
   env: Readonly<Record<string, string | undefined>>,
 ): AgentProgram | undefined {
   const agent = host.guest.agent;
-  const name = AGENT_PROGRAMS[agent];
+  const name = AGENT_PROFILES[agent].program;
   if (name === undefined) return undefined;
   const configured = host.guest.agentProgram;
   const program = findAgentProgram(agent, configured, env);
-  if (program === undefined) throw new AgentMissingError(agent, name, configured);
+  if (program === undefined) {
+    throw new AgentMissingError(
+      configured === undefined
+        ? `the ${agent} agent's program ${name} is not on PATH, nor in warden's node_modules`
+        : `the ${agent} agent's program ${cleanLine(configured)} is not an executable file`,
+      { hint: installHint(agent, name) },
+    );
+  }
   const exposing = homeExposingBind(program.binds, homedir());
   if (exposing !== undefined) {
     throw new AgentUnusableError(
-      exposing,
-      "binding it into the sandbox would show the sandbox your whole home directory",
-      "install the agent in a directory of its own (npm install -g puts it under the npm prefix)",
+      cannotShowProgram(
+        exposing,
+        "binding it into the sandbox would show the sandbox your whole home directory",
+      ),
+      {
+        hint: "install the agent in a directory of its own (npm install -g puts it under the npm prefix)",
+      },
     );
   }
   return program;
@@ -138,12 +157,17 @@ export async function preflight(
   const host = readHostSettings(id, spec.settings);
   const { repo, base } = spec;
   if (repo === undefined || base === undefined) {
-    throw new NotAHostTaskError(id, "its spec names no repository or start commit");
+    throw new NotAHostTaskError(noHostSettings(id, "its spec names no repository or start commit"));
   }
   const backend = sandboxBackend(host.sandbox, options.sandboxOptions);
   const approval = approvalPlan(host, backend.name);
   const check = await backend.check();
-  if (!check.ok) throw new BackendUnusableError(host.sandbox, check.why, check.fix);
+  if (!check.ok) {
+    throw new SandboxUnavailableError(
+      `the sandbox ${host.sandbox} cannot run here: ${cleanLine(check.why)}`,
+      { hint: check.fix },
+    );
+  }
   await backend.checkBounds(host.limits ?? {});
   const relay = relayFor(host.guest.agent, env);
   return {

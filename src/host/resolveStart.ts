@@ -1,7 +1,7 @@
 // Where a task starts: a repository and one commit in it, resolved by the host's own git.
 import { realpath } from "node:fs/promises";
-import { cleanLine, OID } from "../protocol/index.js";
-import { BadRepoError, GitError } from "./errors.js";
+import { cleanLine, GitError, OID } from "../protocol/index.js";
+import { BadRepoError } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 
 export interface TaskStart {
@@ -24,10 +24,9 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
   try {
     real = await realpath(repo);
   } catch {
-    throw new BadRepoError(
-      `no such directory: ${cleanLine(repo)}`,
-      "pass --repo PATH of a git repository",
-    );
+    throw new BadRepoError(`no such directory: ${cleanLine(repo)}`, {
+      hint: "pass --repo PATH of a git repository",
+    });
   }
   let gitDir: string;
   let objectFormat: "sha1" | "sha256";
@@ -43,29 +42,25 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
     gitDir = dir;
     objectFormat = format === "sha256" ? "sha256" : "sha1";
     if (shallow === "true") {
-      throw new BadRepoError(
-        `${cleanLine(real)} is a shallow clone`,
-        "run `git fetch --unshallow` in it first",
-      );
+      throw new BadRepoError(`${cleanLine(real)} is a shallow clone`, {
+        hint: "run `git fetch --unshallow` in it first",
+      });
     }
   } catch (error) {
     if (error instanceof BadRepoError) throw error;
     if (error instanceof GitError && /dubious ownership/.test(error.message)) {
-      throw new BadRepoError(
-        `git refuses ${cleanLine(real)}: it belongs to another user`,
-        `if you trust it, run \`git config --global --add safe.directory ${cleanLine(real)}\``,
-      );
+      throw new BadRepoError(`git refuses ${cleanLine(real)}: it belongs to another user`, {
+        hint: `if you trust it, run \`git config --global --add safe.directory ${cleanLine(real)}\``,
+      });
     }
-    throw new BadRepoError(
-      `${cleanLine(real)} is not a git repository`,
-      "pass --repo PATH of a git repository",
-    );
+    throw new BadRepoError(`${cleanLine(real)} is not a git repository`, {
+      hint: "pass --repo PATH of a git repository",
+    });
   }
   if (from.startsWith("-")) {
-    throw new BadRepoError(
-      `bad revision: ${cleanLine(from)}`,
-      "name a commit, branch or tag with --from",
-    );
+    throw new BadRepoError(`bad revision: ${cleanLine(from)}`, {
+      hint: "name a commit, branch or tag with --from",
+    });
   }
   let base: string;
   try {
@@ -74,15 +69,13 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
     });
     base = out.stdout.trim();
   } catch {
-    throw new BadRepoError(
-      `${cleanLine(from)} is not a commit in ${cleanLine(real)}`,
-      "name a commit, branch or tag with --from",
-    );
+    throw new BadRepoError(`${cleanLine(from)} is not a commit in ${cleanLine(real)}`, {
+      hint: "name a commit, branch or tag with --from",
+    });
   }
   if (!OID.test(base))
-    throw new BadRepoError(
-      `git gave a strange commit id for ${cleanLine(from)}`,
-      "check the repository",
-    );
+    throw new BadRepoError(`git gave a strange commit id for ${cleanLine(from)}`, {
+      hint: "check the repository",
+    });
   return { gitDir, repo: real, base, objectFormat };
 }

@@ -49,10 +49,9 @@ function globExpression(glob: string): RegExp {
 /** Reads one rule; throws BadTaskOptionError for one that is not in the grammar. */
 export function parseToolRule(text: string, option: string): ToolRule {
   const refuse = (why: string): never => {
-    throw new BadTaskOptionError(
-      `${option} ${cleanLine(text)}: ${why}`,
-      `write a tool name and an optional pattern, such as ${option} Bash or ${option} 'Bash(git *)'`,
-    );
+    throw new BadTaskOptionError(`${option} ${cleanLine(text)}: ${why}`, {
+      hint: `write a tool name and an optional pattern, such as ${option} Bash or ${option} 'Bash(git *)'`,
+    });
   };
   if (Buffer.byteLength(text) > MAX_TOOL_RULE_BYTES) refuse(`over ${MAX_TOOL_RULE_BYTES} bytes`);
   if (CONTROL.test(text)) refuse("it has a control character");
@@ -75,10 +74,9 @@ export function parseToolRule(text: string, option: string): ToolRule {
 /** Reads a list of rules, refusing more than MAX_TOOL_RULES. */
 export function parseToolRules(texts: readonly string[], option: string): ToolRule[] {
   if (texts.length > MAX_TOOL_RULES) {
-    throw new BadTaskOptionError(
-      `more than ${MAX_TOOL_RULES} ${option} rules`,
-      "use patterns (`*`) to say more with fewer rules",
-    );
+    throw new BadTaskOptionError(`more than ${MAX_TOOL_RULES} ${option} rules`, {
+      hint: "use patterns (`*`) to say more with fewer rules",
+    });
   }
   return texts.map((text) => parseToolRule(text, option));
 }

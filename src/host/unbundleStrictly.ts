@@ -8,8 +8,8 @@
 // history with an old malformed commit does not make every task on top of it fail.
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
-import type { BundleHeader } from "../protocol/index.js";
-import { BadObjectsError, GitError } from "./errors.js";
+import { GitError, type BundleHeader } from "../protocol/index.js";
+import { BadObjectsError, failsObjectCheck } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 import { describeRefusal } from "./objectProblems.js";
 
@@ -49,7 +49,7 @@ export async function unbundleStrictly(
     });
   } catch (error) {
     if (error instanceof GitError && error.gitStderr !== undefined) {
-      throw new BadObjectsError(describeRefusal(error.gitStderr));
+      throw new BadObjectsError(failsObjectCheck(describeRefusal(error.gitStderr)));
     }
     throw error;
   } finally {
@@ -63,7 +63,9 @@ export async function unbundleStrictly(
     });
   } catch (error) {
     if (error instanceof GitError && error.gitStderr !== undefined) {
-      throw new BadObjectsError(`its head ${head} is not a commit it carries or builds on`);
+      throw new BadObjectsError(
+        failsObjectCheck(`its head ${head} is not a commit it carries or builds on`),
+      );
     }
     throw error;
   }

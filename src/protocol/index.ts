@@ -20,6 +20,9 @@ export {
   BadResultsError,
   BadBundleError,
   BadShareError,
+  UsageError,
+  GitError,
+  type ExitClass,
   type WardenErrorOptions,
 } from "./errors.js";
 export { cleanText, cleanLine, indent, cutText } from "./clean.js";
@@ -37,6 +40,7 @@ export {
   type AgentName,
   type Settings,
 } from "./settings.js";
+export { AGENT_PROFILES, type AgentApi, type AgentProfile } from "./agentProfiles.js";
 export { OID, resultSchema, parseResult, formatResult, type Result } from "./result.js";
 export {
   readBundleHeader,

@@ -38,6 +38,8 @@ export const LIMITS = {
   resultTextBytes: 16 * KiB,
   /** How many warnings a result may carry. */
   resultWarnings: 64,
+  /** The code beside the error in result.json: warden's codes are short upper-case words. */
+  errorCodeBytes: 64,
   /** Timeout of the agent: 30 days in seconds, the longest deadline a task may have. */
   timeoutSeconds: 30 * 24 * 60 * 60,
   /** The agent's turn count bound; larger numbers are a typo, not a plan. */

@@ -44,6 +44,12 @@ export const resultSchema = z
     truncated: z.array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]])).max(4),
     warnings: z.array(text).max(LIMITS.resultWarnings),
     error: text.optional(),
+    /** The stable code of the failure in `error`, when it was one of warden's own errors. */
+    errorCode: z
+      .string()
+      .regex(/^[A-Z][A-Z0-9_]*$/, "not an error code")
+      .max(LIMITS.errorCodeBytes)
+      .optional(),
   })
   .strict();
 

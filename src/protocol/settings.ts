@@ -6,13 +6,9 @@ import { BadSettingsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
+import { AGENTS, AGENT_ONLY_FIELDS, agentTakes } from "./agentProfiles.js";
 
-/**
- * The agents the runner knows: Claude Code (the default), Codex CLI, Gemini CLI and any command.
- * A new agent is a name here, its fields in AGENT_FIELDS and an adapter in src/agents.
- */
-export const AGENTS = ["claude", "codex", "gemini", "command"] as const;
-export type AgentName = (typeof AGENTS)[number];
+export { AGENTS, agentTakes, type AgentField, type AgentName } from "./agentProfiles.js";
 
 /** How an agent answers its permission prompts, for agents that ask (see docs/agents.md). */
 export const APPROVE_POLICIES = ["always", "never", "prompt"] as const;
@@ -80,45 +76,6 @@ const toolPatterns = z
 // A system prompt may have lines and tabs; every other control character is refused.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const PROMPT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
-
-/**
- * Which optional fields each agent takes beyond the common ones; a field set for an agent that
- * does not take it is refused, so a setting is never silently ignored.
- */
-const AGENT_FIELDS: Readonly<Record<AgentName, readonly AgentField[]>> = {
-  claude: [
-    "allowedTools",
-    "disallowedTools",
-    "appendSystemPrompt",
-    "approve",
-    "agentProgram",
-    "maxTurns",
-    "maxBudgetUSD",
-  ],
-  // Codex CLI has no bound on turns or spending and no permission prompt a program can answer.
-  codex: ["agentProgram"],
-  // Gemini CLI bounds model calls (maxSessionTurns) but not spending, and asks no program.
-  gemini: ["agentProgram", "maxTurns"],
-  // A command may read its bounds from the metadata server and keep to them itself.
-  command: ["command", "maxTurns", "maxBudgetUSD"],
-};
-const AGENT_ONLY_FIELDS = [
-  "command",
-  "allowedTools",
-  "disallowedTools",
-  "appendSystemPrompt",
-  "approve",
-  "agentProgram",
-  "maxTurns",
-  "maxBudgetUSD",
-] as const;
-/** A setting only some agents take. */
-export type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
-
-/** Whether an agent takes a setting that only some agents take. */
-export function agentTakes(agent: AgentName, field: AgentField): boolean {
-  return AGENT_FIELDS[agent].includes(field);
-}
 
 export const settingsSchema = z
   .object({
@@ -223,9 +180,8 @@ export const settingsSchema = z
         path: ["command"],
       });
     }
-    const takes = AGENT_FIELDS[s.agent];
     for (const field of AGENT_ONLY_FIELDS) {
-      if (s[field] !== undefined && !takes.includes(field)) {
+      if (s[field] !== undefined && !agentTakes(s.agent, field)) {
         ctx.addIssue({
           code: "custom",
           message: `the ${s.agent} agent does not take ${field}`,

@@ -14,7 +14,11 @@ import {
   ApprovalNotFoundError,
   ApprovalsBusyError,
   ApprovalsFullError,
+  damaged,
+  hasFinished,
   LockBusyError,
+  lockTakenTooLong,
+  noApprovalRequest,
   StoreCorruptError,
   TaskFinishedError,
 } from "./errors.js";
@@ -69,13 +73,15 @@ export async function readApprovals(paths: TaskPaths): Promise<ApprovalRequest[]
   const value = await readJsonFile(paths.approvals);
   if (value === undefined) return [];
   const parsed = fileSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(paths.approvals, "not a list of approvals");
+  if (!parsed.success) {
+    throw new StoreCorruptError(damaged(paths.approvals, "not a list of approvals"));
+  }
   return parsed.data.requests;
 }
 
 async function withApprovalsLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(paths.approvalsLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
-  if (lock === undefined) throw new LockBusyError(paths.approvalsLock);
+  if (lock === undefined) throw new LockBusyError(lockTakenTooLong(paths.approvalsLock));
   try {
     return await fn();
   } finally {
@@ -106,11 +112,15 @@ export async function openApproval(
   return withApprovalsLock(paths, async () => {
     const requests = await readApprovals(paths);
     if (requests.length >= STORE_LIMITS.approvalRequests) {
-      throw new ApprovalsFullError(paths.id, STORE_LIMITS.approvalRequests);
+      throw new ApprovalsFullError(
+        `task ${paths.id} has asked its ${STORE_LIMITS.approvalRequests} approval requests`,
+      );
     }
     const pending = requests.filter((r) => r.state === "pending").length;
     if (pending >= STORE_LIMITS.approvalsPending) {
-      throw new ApprovalsBusyError(paths.id, STORE_LIMITS.approvalsPending);
+      throw new ApprovalsBusyError(
+        `task ${paths.id} already has ${STORE_LIMITS.approvalsPending} approval requests waiting`,
+      );
     }
     const request: ApprovalRequest = {
       n: requests.length + 1,
@@ -139,18 +149,35 @@ export async function answerApproval(
   return withApprovalsLock(paths, async () => {
     const requests = await readApprovals(paths);
     const request = requests.find((r) => r.n === n);
-    if (request === undefined) throw new ApprovalNotFoundError(paths.id, n);
-    if (request.state !== "pending") throw new ApprovalAnsweredError(paths.id, request);
+    if (request === undefined) throw new ApprovalNotFoundError(noApprovalRequest(paths.id, n));
+    if (request.state !== "pending") {
+      throw new ApprovalAnsweredError(
+        `approval request ${request.n} of task ${paths.id} was already answered: ${howAnswered(request)}`,
+      );
+    }
     if (answer.answeredBy === "person") {
       const terminal = await readTerminal(paths);
       if (terminal !== undefined) {
-        throw new TaskFinishedError(paths.id, terminal, "its prompts take no more answers");
+        throw new TaskFinishedError(
+          hasFinished(paths.id, terminal, "its prompts take no more answers"),
+          {
+            terminal,
+          },
+        );
       }
     }
     settle(request, answer, at);
     await writeApprovals(paths, requests, hooks);
     return request;
   });
+}
+
+/** How a request that is no longer pending was answered, in words. */
+function howAnswered(request: ApprovalRequest): string {
+  if (request.answeredBy === "person") return `${request.decision ?? "answered"} by a person`;
+  return request.answeredBy === "timeout"
+    ? "denied when nobody answered in time"
+    : "denied when the run that asked ended";
 }
 
 function settle(request: ApprovalRequest, answer: ApprovalAnswer, at: number): void {
@@ -206,7 +233,7 @@ export async function awaitApproval(
   try {
     for (;;) {
       const request = (await readApprovals(paths)).find((r) => r.n === n);
-      if (request === undefined) throw new ApprovalNotFoundError(paths.id, n);
+      if (request === undefined) throw new ApprovalNotFoundError(noApprovalRequest(paths.id, n));
       if (request.state === "answered") return request;
       const aborted = options.signal?.aborted === true;
       if (aborted || now() >= giveUpAt) {

@@ -5,7 +5,7 @@
 import { constants } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { StoreCorruptError } from "./errors.js";
+import { damaged, StoreCorruptError } from "./errors.js";
 import { openNoFollow, readTextNoFollow } from "./noFollow.js";
 
 /** Points where a test can stop a write, to show what a crash there leaves behind. */
@@ -70,6 +70,6 @@ export async function readJsonFile(path: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new StoreCorruptError(path, "not JSON", error);
+    throw new StoreCorruptError(damaged(path, "not JSON"), { cause: error });
   }
 }

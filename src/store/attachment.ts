@@ -6,7 +6,7 @@ import type { HeldLock } from "./attachLock.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import type { StoreContext } from "./context.js";
 import { taskEnvironment } from "./envProtocol.js";
-import { AttachmentClosedError, ChildrenRunningError } from "./errors.js";
+import { attachmentClosed, AttachmentClosedError, ChildrenRunningError } from "./errors.js";
 import { EventLog, STORE_EVENTS } from "./eventLog.js";
 import {
   deliverMessage,
@@ -205,7 +205,7 @@ export class Attachment {
     this.#open();
     const facts = { at: 0, lastSeq: 0, attempts: this.attempt, cancel: undefined };
     buildTerminal(input, facts); // Refuses bad input before anything is written.
-    if (this.#finishing) throw new AttachmentClosedError(this.id);
+    if (this.#finishing) throw new AttachmentClosedError(attachmentClosed(this.id));
     this.#finishing = true;
     try {
       return await this.#finish(input, options);
@@ -243,7 +243,10 @@ export class Attachment {
           return record;
         }
       } else if (this.#ctx.now() >= giveUpAt) {
-        throw new ChildrenRunningError(this.id, running);
+        throw new ChildrenRunningError(
+          `task ${this.id} cannot record its end while its children ${running.join(", ")} still run`,
+          { children: running },
+        );
       }
       await sleep(CHILD_POLL_MS);
     }
@@ -262,7 +265,7 @@ export class Attachment {
   }
 
   #open(): void {
-    if (this.#closed) throw new AttachmentClosedError(this.id);
+    if (this.#closed) throw new AttachmentClosedError(attachmentClosed(this.id));
   }
 
   #runningChildren(): string[] {

@@ -36,7 +36,9 @@ export async function awaitReply(
       // since the executor writes terminal.json holding inbox.lock as its last act.
       const terminal = await readTerminal(paths);
       const message = (await readInbox(paths)).find((m) => m.n === n);
-      if (message === undefined) throw new MessageStateError(paths.id, n, "does not exist");
+      if (message === undefined) {
+        throw new MessageStateError(`message ${n} of task ${paths.id} does not exist`);
+      }
       if (message.state === "delivered") return { kind: "delivered", message };
       if (terminal !== undefined) return { kind: "ended", message, terminal };
       options.signal?.throwIfAborted();

@@ -9,7 +9,10 @@ import type { StoreContext } from "./context.js";
 import { currentTask, type CurrentTask } from "./envProtocol.js";
 import { resolveDeadline } from "./deadline.js";
 import {
+  alreadyExists,
   BadTaskIdError,
+  noSuchTask,
+  notATaskId,
   ParentFinishedError,
   SpecImmutableError,
   TaskCancellingError,
@@ -72,9 +75,9 @@ export async function createTask(
   const current = currentTask(ctx.env);
 
   const id = options.id ?? ctx.ids.next();
-  if (!isTaskId(id)) throw new BadTaskIdError(id, "it is not a ULID in lowercase");
+  if (!isTaskId(id)) throw new BadTaskIdError(notATaskId(id, "it is not a ULID in lowercase"));
   const paths = ctx.paths(id);
-  if (existsSync(paths.dir)) throw new SpecImmutableError(id);
+  if (existsSync(paths.dir)) throw new SpecImmutableError(alreadyExists(id));
 
   // The parent: given, or the task this process runs in; null asks for a root.
   const parentId = input.parent === null ? null : (input.parent ?? current?.id ?? null);
@@ -84,12 +87,20 @@ export async function createTask(
     try {
       parent = await readSpec(parentPaths);
     } catch (error) {
-      if (error instanceof TaskNotFoundError) throw new TaskNotFoundError(parentId, "parent task");
+      if (error instanceof TaskNotFoundError) {
+        throw new TaskNotFoundError(noSuchTask(parentId, "parent task"));
+      }
       throw error;
     }
-    if ((await readTerminal(parentPaths)) !== undefined) throw new ParentFinishedError(parentId);
+    if ((await readTerminal(parentPaths)) !== undefined) {
+      throw new ParentFinishedError(
+        `the parent task ${parentId} has finished, so it can have no new children`,
+      );
+    }
     if (readCancelSync(parentPaths) !== undefined) {
-      throw new TaskCancellingError(parentId, "it can have no new children");
+      throw new TaskCancellingError(
+        `task ${parentId} is being cancelled, so it can have no new children`,
+      );
     }
   }
   // A root made from inside a task still hands that task's work on, so its hop counts too.
@@ -130,7 +141,8 @@ export async function createTask(
         await writeNewFile(entry, "");
       } catch (error) {
         // Only a creator racing for the same explicit id under the same parent gets here.
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new SpecImmutableError(id);
+        if ((error as NodeJS.ErrnoException).code === "EEXIST")
+          throw new SpecImmutableError(alreadyExists(id));
         throw error;
       }
       childEntry = entry;
@@ -141,7 +153,8 @@ export async function createTask(
       await rename(staging, paths.dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOTEMPTY" || code === "EEXIST") throw new SpecImmutableError(id);
+      if (code === "ENOTEMPTY" || code === "EEXIST")
+        throw new SpecImmutableError(alreadyExists(id));
       throw error;
     }
     await syncDir(ctx.tasksDir);

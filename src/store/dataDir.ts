@@ -3,7 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { ENV } from "../protocol/index.js";
+import { cleanLine, ENV } from "../protocol/index.js";
 import { DataDirError } from "./errors.js";
 
 export interface DataDirChoice {
@@ -57,6 +57,8 @@ export async function prepareDataDir(path: string): Promise<void> {
     }
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new DataDirError(path, why, error);
+    throw new DataDirError(`cannot use the data directory ${cleanLine(path)}: ${cleanLine(why)}`, {
+      cause: error,
+    });
   }
 }

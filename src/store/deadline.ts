@@ -63,7 +63,10 @@ export function resolveDeadline(
   const own = input === undefined ? now + STORE_LIMITS.defaultDeadlineMs : deadlineTime(input, now);
   if (own <= now) throw new BadDeadlineError("the deadline has already passed");
   if (own - now > STORE_LIMITS.maxDeadlineMs) {
-    throw new DeadlineTooFarError(STORE_LIMITS.maxDeadlineMs / 86_400_000);
+    const days = STORE_LIMITS.maxDeadlineMs / 86_400_000;
+    throw new DeadlineTooFarError(`the deadline is more than ${days} days away`, {
+      hint: `give a deadline within ${days} days; split longer work into several tasks`,
+    });
   }
   return parentDeadline === undefined ? own : Math.min(own, parentDeadline);
 }

@@ -3,7 +3,7 @@
 // most 32 MiB, after which one `log_full` notice is written and further events are dropped.
 import { closeSync, constants, fstatSync, ftruncateSync, readSync, writeSync } from "node:fs";
 import { FILE_MODE } from "./atomicFile.js";
-import { BadEventError, EventTooBigError, StoreCorruptError } from "./errors.js";
+import { BadEventError, damaged, EventTooBigError, StoreCorruptError } from "./errors.js";
 import { STORE_LIMITS } from "./limits.js";
 import { openNoFollowSync } from "./noFollow.js";
 
@@ -120,7 +120,9 @@ export class EventLog {
     }
     const bytes = Buffer.from(line + "\n");
     if (bytes.length - 1 > STORE_LIMITS.eventBytes) {
-      throw new EventTooBigError(bytes.length - 1, STORE_LIMITS.eventBytes);
+      throw new EventTooBigError(
+        `an event of ${bytes.length - 1} bytes is over the limit of ${STORE_LIMITS.eventBytes}`,
+      );
     }
     if (this.#full) return undefined;
     if (this.#size + bytes.length > STORE_LIMITS.eventsFileBytes - NOTICE_RESERVE) {
@@ -188,7 +190,7 @@ function recoverTail(
     const start = Math.max(0, pos - TAIL_CHUNK);
     const chunk = Buffer.alloc(pos - start);
     if (readSync(fd, chunk, 0, chunk.length, start) !== chunk.length) {
-      throw new StoreCorruptError(path, "it shrank while being read");
+      throw new StoreCorruptError(damaged(path, "it shrank while being read"));
     }
     const buf = Buffer.concat([chunk, carry]);
     let nl = buf.lastIndexOf(0x0a);

@@ -7,12 +7,17 @@ import { cutText, TASK_ID } from "../protocol/index.js";
 import { acquireLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
 import {
-  LockBusyError,
+  damaged,
+  hasFinished,
   InboxFullError,
+  LockBusyError,
+  lockTakenTooLong,
   MessageEmptyError,
   MessageNotTextError,
   MessageStateError,
   MessageTooBigError,
+  notText,
+  overLimit,
   StoreCorruptError,
   TaskCancellingError,
   TaskFinishedError,
@@ -52,14 +57,14 @@ export async function readInbox(paths: TaskPaths): Promise<InboxMessage[]> {
   const value = await readJsonFile(paths.inbox);
   if (value === undefined) return [];
   const parsed = inboxSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(paths.inbox, "not an inbox");
+  if (!parsed.success) throw new StoreCorruptError(damaged(paths.inbox, "not an inbox"));
   return parsed.data.messages;
 }
 
 /** Runs `fn` holding inbox.lock; a lock that stays taken for 10 s is an error, not a hang. */
 export async function withInboxLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
   const lock = await acquireLock(paths.inboxLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
-  if (lock === undefined) throw new LockBusyError(paths.inboxLock);
+  if (lock === undefined) throw new LockBusyError(lockTakenTooLong(paths.inboxLock));
   try {
     return await fn();
   } finally {
@@ -74,14 +79,16 @@ export async function withInboxLock<T>(paths: TaskPaths, fn: () => Promise<T>): 
 export function checkBody(body: string | Uint8Array): string {
   // Bytes over the bound are refused before they are decoded.
   if (typeof body !== "string" && body.byteLength > STORE_LIMITS.messageMaxBytes) {
-    throw new MessageTooBigError(body.byteLength, STORE_LIMITS.messageMaxBytes);
+    throw new MessageTooBigError(
+      overLimit("message", body.byteLength, STORE_LIMITS.messageMaxBytes),
+    );
   }
   const decoded = decodeInputText(body);
-  if ("notText" in decoded) throw new MessageNotTextError(decoded.notText);
+  if ("notText" in decoded) throw new MessageNotTextError(notText("message", decoded.notText));
   const bytes = Buffer.byteLength(decoded.text);
-  if (bytes < STORE_LIMITS.messageMinBytes) throw new MessageEmptyError();
+  if (bytes < STORE_LIMITS.messageMinBytes) throw new MessageEmptyError("the message is empty");
   if (bytes > STORE_LIMITS.messageMaxBytes) {
-    throw new MessageTooBigError(bytes, STORE_LIMITS.messageMaxBytes);
+    throw new MessageTooBigError(overLimit("message", bytes, STORE_LIMITS.messageMaxBytes));
   }
   return decoded.text;
 }
@@ -108,14 +115,20 @@ export async function appendMessage(
     // before the end or refused.
     const terminal = await readTerminal(paths);
     if (terminal !== undefined) {
-      throw new TaskFinishedError(paths.id, terminal, "it takes no more messages");
+      throw new TaskFinishedError(hasFinished(paths.id, terminal, "it takes no more messages"), {
+        terminal,
+      });
     }
     if (existsSync(paths.cancel)) {
-      throw new TaskCancellingError(paths.id, "it takes no more messages");
+      throw new TaskCancellingError(
+        `task ${paths.id} is being cancelled, so it takes no more messages`,
+      );
     }
     const messages = await readInbox(paths);
     if (messages.length >= STORE_LIMITS.inboxMessages) {
-      throw new InboxFullError(paths.id, STORE_LIMITS.inboxMessages);
+      throw new InboxFullError(
+        `task ${paths.id} has had its ${STORE_LIMITS.inboxMessages} messages`,
+      );
     }
     const message: InboxMessage = { n: messages.length + 1, from, at, body, state: "pending" };
     await writeInbox(paths, [...messages, message], hooks);
@@ -153,9 +166,12 @@ export async function deliverMessage(
   return withInboxLock(paths, async () => {
     const messages = await readInbox(paths);
     const message = messages.find((m) => m.n === n);
-    if (message === undefined) throw new MessageStateError(paths.id, n, "does not exist");
+    if (message === undefined)
+      throw new MessageStateError(`message ${n} of task ${paths.id} does not exist`);
     if (message.state !== "in_flight") {
-      throw new MessageStateError(paths.id, n, `is ${message.state}, not in_flight`);
+      throw new MessageStateError(
+        `message ${n} of task ${paths.id} is ${message.state}, not in_flight`,
+      );
     }
     message.state = "delivered";
     message.deliveredAt = at;

@@ -1,6 +1,6 @@
 // Who is asking: the task a policy is checked for, read from its spec.
 import type { StoreContext } from "./context.js";
-import { TaskNotFoundError } from "./errors.js";
+import { noSuchTask, TaskNotFoundError } from "./errors.js";
 import type { Lineage } from "./policy.js";
 import { readSpec } from "./readTask.js";
 
@@ -15,7 +15,9 @@ export async function askerLineage(
     return { id: spec.id, ancestors: spec.ancestors };
   } catch (error) {
     if (error instanceof TaskNotFoundError) {
-      throw new TaskNotFoundError(by, "task (the one asking, from WARDEN_TASK_ID or `by`)");
+      throw new TaskNotFoundError(
+        noSuchTask(by, "task (the one asking, from WARDEN_TASK_ID or `by`)"),
+      );
     }
     throw error;
   }

@@ -4,7 +4,7 @@
 // O_NOFOLLOW, and a directory warden works inside is checked with lstat first. Linux only.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
-import { PlantedLinkError, StoreCorruptError } from "./errors.js";
+import { damaged, PlantedLinkError, plantedLink, StoreCorruptError } from "./errors.js";
 
 /** Added to the flags of every open: the kernel refuses a link as the path's last part (ELOOP). */
 export const NO_FOLLOW = constants.O_NOFOLLOW;
@@ -12,7 +12,7 @@ export const NO_FOLLOW = constants.O_NOFOLLOW;
 /** An open that O_NOFOLLOW refused becomes the store's error; any other error stays as it was. */
 export function linkRefusal(error: unknown, path: string): unknown {
   return (error as NodeJS.ErrnoException).code === "ELOOP"
-    ? new PlantedLinkError(path, error)
+    ? new PlantedLinkError(plantedLink(path), { cause: error })
     : error;
 }
 
@@ -68,7 +68,7 @@ export function refuseLink(path: string): void {
     if (code === "ENOENT" || code === "ENOTDIR") return;
     throw error;
   }
-  if (isLink) throw new PlantedLinkError(path);
+  if (isLink) throw new PlantedLinkError(plantedLink(path));
 }
 
 /**
@@ -85,8 +85,8 @@ export function isRealDir(path: string): boolean {
     if (code === "ENOENT" || code === "ENOTDIR") return false;
     throw error;
   }
-  if (stats.isSymbolicLink()) throw new PlantedLinkError(path);
-  if (!stats.isDirectory()) throw new StoreCorruptError(path, "it is not a directory");
+  if (stats.isSymbolicLink()) throw new PlantedLinkError(plantedLink(path));
+  if (!stats.isDirectory()) throw new StoreCorruptError(damaged(path, "it is not a directory"));
   return true;
 }
 
@@ -97,5 +97,5 @@ export function ensureRealDir(path: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
-  if (!isRealDir(path)) throw new StoreCorruptError(path, "it vanished as it was made");
+  if (!isRealDir(path)) throw new StoreCorruptError(damaged(path, "it vanished as it was made"));
 }

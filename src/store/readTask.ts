@@ -3,7 +3,7 @@
 // read through a link planted in its place (PLANTED_LINK).
 import { existsSync, readdirSync } from "node:fs";
 import { readJsonFile } from "./atomicFile.js";
-import { StoreCorruptError, TaskNotFoundError } from "./errors.js";
+import { damaged, noSuchTask, StoreCorruptError, TaskNotFoundError } from "./errors.js";
 import { storedSpecSchema, type StoredSpec, type TaskSpec } from "./spec.js";
 import type { TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
@@ -20,10 +20,10 @@ function parseSpec(path: string, text: string): StoredSpec {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StoreCorruptError(path, "not JSON", error);
+    throw new StoreCorruptError(damaged(path, "not JSON"), { cause: error });
   }
   const parsed = storedSpecSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(path, "not a task spec");
+  if (!parsed.success) throw new StoreCorruptError(damaged(path, "not a task spec"));
   return parsed.data;
 }
 
@@ -38,7 +38,7 @@ export async function readSpec(paths: TaskPaths): Promise<StoredSpec> {
   try {
     text = await readTextNoFollow(paths.spec);
   } catch (error) {
-    if (isMissing(error)) throw new TaskNotFoundError(paths.id);
+    if (isMissing(error)) throw new TaskNotFoundError(noSuchTask(paths.id));
     throw error;
   }
   return parseSpec(paths.spec, text);
@@ -66,7 +66,7 @@ export async function readFullSpec(paths: TaskPaths): Promise<TaskSpec> {
 function parseTerminal(path: string, value: unknown): TerminalRecord | undefined {
   if (value === undefined) return undefined;
   const parsed = terminalRecordSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(path, "not a terminal record");
+  if (!parsed.success) throw new StoreCorruptError(damaged(path, "not a terminal record"));
   return parsed.data;
 }
 
@@ -88,7 +88,7 @@ export function readTerminalSync(paths: TaskPaths): TerminalRecord | undefined {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StoreCorruptError(paths.terminal, "not JSON", error);
+    throw new StoreCorruptError(damaged(paths.terminal, "not JSON"), { cause: error });
   }
   return parseTerminal(paths.terminal, value);
 }
@@ -106,7 +106,7 @@ export function readCancelSync(paths: TaskPaths): CancelRequest | undefined {
   try {
     return cancelRequestSchema.parse(JSON.parse(text));
   } catch (error) {
-    throw new StoreCorruptError(paths.cancel, "not a cancel request", error);
+    throw new StoreCorruptError(damaged(paths.cancel, "not a cancel request"), { cause: error });
   }
 }
 

@@ -42,7 +42,8 @@ const REMOVAL_PREFIX = "rm.";
 async function removeOne(ctx: StoreContext, id: string): Promise<void> {
   const paths = ctx.paths(id);
   const lock = await acquireLock(paths.attachLock, { holder: ctx.holder("remove") });
-  if (lock === undefined) throw new TaskRunningError(id, "it cannot be removed");
+  if (lock === undefined)
+    throw new TaskRunningError(`task ${id} is running, so it cannot be removed`);
   const trash = join(ctx.stagingDir, `${REMOVAL_PREFIX}${id}.${randomBytes(6).toString("hex")}`);
   let parent: string | null = null;
   try {
@@ -78,14 +79,14 @@ export async function removeTask(
   });
   const children = listChildren(ctx.paths(id), ctx.tasksDir);
   if (children.length > 0 && options.recursive !== true) {
-    throw new HasChildrenError(id, children.length);
+    throw new HasChildrenError(`task ${id} has ${children.length} child task(s)`);
   }
   const order = subtreeChildrenFirst(ctx, id);
   // Refuse before anything is gone; each removal then takes the task's lock to be sure.
   for (const each of order) {
     const state = unlessDamaged(() => deriveState(ctx.paths(each)).state, undefined);
     if (state === "running") {
-      throw new TaskRunningError(each, "it cannot be removed");
+      throw new TaskRunningError(`task ${each} is running, so it cannot be removed`);
     }
   }
   for (const each of order) await removeOne(ctx, each);

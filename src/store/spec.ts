@@ -5,6 +5,8 @@ import { cleanLine, cutText, MAX_HOP, TASK_ID } from "../protocol/index.js";
 import {
   BadSpecError,
   HopTooDeepError,
+  notText,
+  overLimit,
   PromptEmptyError,
   PromptNotTextError,
   PromptTooBigError,
@@ -115,15 +117,15 @@ export function checkSpecInput(value: unknown): CheckedInput {
 export function checkPrompt(prompt: string | Uint8Array): string {
   // Bytes over the bound are refused before they are decoded.
   if (typeof prompt !== "string" && prompt.byteLength > STORE_LIMITS.promptBytes) {
-    throw new PromptTooBigError(prompt.byteLength, STORE_LIMITS.promptBytes);
+    throw new PromptTooBigError(overLimit("prompt", prompt.byteLength, STORE_LIMITS.promptBytes));
   }
   const decoded = decodeInputText(prompt);
-  if ("notText" in decoded) throw new PromptNotTextError(decoded.notText);
+  if ("notText" in decoded) throw new PromptNotTextError(notText("prompt", decoded.notText));
   const text = decoded.text;
-  if (text.trim() === "") throw new PromptEmptyError();
+  if (text.trim() === "") throw new PromptEmptyError("the prompt is empty");
   const bytes = Buffer.byteLength(text);
   if (bytes > STORE_LIMITS.promptBytes)
-    throw new PromptTooBigError(bytes, STORE_LIMITS.promptBytes);
+    throw new PromptTooBigError(overLimit("prompt", bytes, STORE_LIMITS.promptBytes));
   return text;
 }
 
@@ -140,6 +142,10 @@ export function titleOf(prompt: string): string {
 export function resolveHop(own: number | undefined, parentHop: number | undefined): number {
   const floor = parentHop === undefined ? 0 : parentHop + 1;
   const hop = Math.max(own ?? floor, floor);
-  if (hop > MAX_HOP) throw new HopTooDeepError(hop, MAX_HOP);
+  if (hop > MAX_HOP) {
+    throw new HopTooDeepError(
+      `handing this work on would make it hop ${hop}, past the limit of ${MAX_HOP}`,
+    );
+  }
   return hop;
 }

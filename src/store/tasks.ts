@@ -58,6 +58,7 @@
 //     what dead creators and removals left in tmp/. O(n).
 import { hostname } from "node:os";
 import { acquireLock, readCurrentHolder } from "./attachLock.js";
+import { holderText } from "./lockHolder.js";
 import { Attachment } from "./attachment.js";
 import type { StoreHooks } from "./atomicFile.js";
 import { cancelTask, type CancelOutcome } from "./cancelTask.js";
@@ -69,6 +70,8 @@ import {
   AlreadyAttachedError,
   ApproveNotAllowedError,
   DeadlinePassedError,
+  hasFinished,
+  relationText,
   TaskFinishedError,
 } from "./errors.js";
 import type { TaskEvent } from "./eventLog.js";
@@ -184,19 +187,29 @@ export class Tasks {
     const spec = await readFullSpec(paths);
     const lock = await acquireLock(paths.attachLock, { holder: ctx.holder("run") });
     if (lock === undefined) {
-      throw new AlreadyAttachedError(paths.id, await readCurrentHolder(paths.attachLock));
+      const holder = await readCurrentHolder(paths.attachLock);
+      throw new AlreadyAttachedError(`task ${paths.id} is ${holderText(holder)}`);
     }
     try {
       const terminal = await readTerminal(paths);
       if (terminal !== undefined) {
-        throw new TaskFinishedError(paths.id, terminal, "it cannot run again");
+        throw new TaskFinishedError(hasFinished(paths.id, terminal, "it cannot run again"), {
+          terminal,
+        });
       }
       const parentFinished = spec.parent !== null && (await parentHasFinished(ctx, spec.parent));
       const settlement = settlementFor(paths, spec, ctx.now(), parentFinished);
       if (settlement !== undefined) {
         const record = await recordSettlement(ctx, paths, spec, lock, settlement);
-        if (settlement.kind === "deadline") throw new DeadlinePassedError(paths.id, record);
-        throw new TaskFinishedError(paths.id, record, "it was not run");
+        if (settlement.kind === "deadline") {
+          throw new DeadlinePassedError(
+            `task ${paths.id} is past its deadline, so it was recorded as failed instead of run again`,
+            { terminal: record },
+          );
+        }
+        throw new TaskFinishedError(hasFinished(paths.id, record, "it was not run"), {
+          terminal: record,
+        });
       }
       return await Attachment.begin(ctx, paths, spec, lock, "run");
     } catch (error) {
@@ -254,7 +267,12 @@ export class Tasks {
     const by = this.#by(options.by);
     const target = await readSpec(paths);
     const verdict = approveDecision(await askerLineage(this.#ctx, by), target);
-    if (!verdict.allowed) throw new ApproveNotAllowedError(by ?? "", paths.id, verdict.edge);
+    if (!verdict.allowed) {
+      throw new ApproveNotAllowedError(
+        `task ${by ?? ""} may not answer the approval requests of ${paths.id}: it is ${relationText(verdict.edge)}`,
+        { edge: verdict.edge },
+      );
+    }
     return answerApproval(
       paths,
       n,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { acquireLock, probeLock, type HeldLock } from "./attachLock.js";
 import { DATA_DIRS } from "./dataDir.js";
-import { LockBusyError, WaitCycleError } from "./errors.js";
+import { LockBusyError, lockTakenTooLong, WaitCycleError } from "./errors.js";
 import { STORE_TIMING } from "./limits.js";
 import { closesCycle } from "./policy.js";
 import { isTaskId } from "./taskId.js";
@@ -64,9 +64,13 @@ export async function registerWaitEdge(
   const graphLock = await acquireLock(join(dir, GRAPH_LOCK), {
     waitMs: STORE_TIMING.fileLockTimeoutMs,
   });
-  if (graphLock === undefined) throw new LockBusyError(join(dir, GRAPH_LOCK));
+  if (graphLock === undefined) throw new LockBusyError(lockTakenTooLong(join(dir, GRAPH_LOCK)));
   try {
-    if (closesCycle(liveEdges(dir), fromRoot, toRoot)) throw new WaitCycleError(by, toRoot);
+    if (closesCycle(liveEdges(dir), fromRoot, toRoot)) {
+      throw new WaitCycleError(
+        `task ${by} may not wait on ${toRoot}: that tree is already waiting on this one`,
+      );
+    }
     const path = join(dir, `${fromRoot}.${toRoot}.${randomBytes(6).toString("hex")}`);
     const edgeLock = await acquireLock(path, { waitMs: 0 });
     if (edgeLock === undefined) throw new Error(`a fresh wait edge ${path} was locked`);

@@ -16,6 +16,7 @@ import {
   type AgentTask,
 } from "../../src/agents/index.js";
 import { BadSettingsError, checkSettings, type Settings } from "../../src/protocol/index.js";
+import { ofType } from "./streamKit.js";
 
 const HOME = "/scratch/agent-home";
 const RELAY = "http://127.0.0.1:41234";
@@ -43,10 +44,6 @@ function settingsOf(launch: AgentLaunch): Record<string, unknown> {
   const file = launch.files?.find((f) => f.path.endsWith("/.gemini/settings.json"));
   assert.ok(file !== undefined, "the launch names no settings file");
   return JSON.parse(file.text) as Record<string, unknown>;
-}
-
-function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
-  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
 }
 
 /** One `codex exec` run of a thread: one turn, ending with the thread's usage so far. */
@@ -314,7 +311,7 @@ describe("the codex and gemini outcomes use the run's last result", () => {
       lastResult,
     });
     assert.deepEqual(outcome.result, lastResult);
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
     assert.equal(outcome.agentResult?.type, "turn.completed");
   });
 
@@ -322,7 +319,7 @@ describe("the codex and gemini outcomes use the run's last result", () => {
     const outcome = createCodexAgent().outcome({ lastLine: undefined, exitCode: 1, lastResult });
     assert.equal(outcome.result.ok, false);
     assert.equal(outcome.result.turns, 3);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
     assert.equal(outcome.agentResult?.made_up_by, "warden");
   });
 
@@ -330,7 +327,7 @@ describe("the codex and gemini outcomes use the run's last result", () => {
     const outcome = createCodexAgent().outcome({ lastLine: undefined, exitCode: 143 });
     assert.equal(outcome.result.ok, false);
     assert.match(outcome.result.message ?? "", /SIGTERM/);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
   });
 
   test("gemini: the reader's result is the outcome when Gemini exited 0", () => {
@@ -340,7 +337,7 @@ describe("the codex and gemini outcomes use the run's last result", () => {
       lastResult,
     });
     assert.deepEqual(outcome.result, lastResult);
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
   });
 
   test("gemini: a result that says ok from a run that exited 1 is a failure with the turns kept", () => {
@@ -348,7 +345,7 @@ describe("the codex and gemini outcomes use the run's last result", () => {
     assert.equal(outcome.result.ok, false);
     assert.equal(outcome.result.turns, 3);
     assert.match(outcome.result.message ?? "", /after a successful result/);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
   });
 });
 

@@ -1,20 +1,18 @@
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { MADE_UP_TERMINAL_REASON, adapterFor, claudeOutcome } from "../../src/agents/index.js";
+import { SYNTHESIZED_TERMINAL_REASON, adapterFor, claudeOutcome } from "../../src/agents/index.js";
+import { capturedLastLine } from "./streamKit.js";
 
-/** The last line of a captured stream, parsed. */
+/** The last line of a captured stream (`run1` is fixtures/claude-run1.jsonl), parsed. */
 function lastLine(name: string): Record<string, unknown> {
-  const text = readFileSync(new URL(`fixtures/claude-${name}.jsonl`, import.meta.url), "utf8");
-  const lines = text.split("\n").filter((line) => line !== "");
-  return JSON.parse(lines[lines.length - 1] ?? "") as Record<string, unknown>;
+  return capturedLastLine(`claude-${name}`);
 }
 
 describe("how a Claude Code run ended", () => {
   test("a successful result and exit 0 is a success with the answer, the agent's own line kept", () => {
     const line = lastLine("run1");
     const outcome = claudeOutcome({ lastLine: line, exitCode: 0 });
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
     assert.equal(outcome.agentResult, line);
     assert.deepEqual(outcome.result, {
       type: "result",
@@ -65,13 +63,8 @@ describe("how a Claude Code run ended", () => {
   });
 
   test("SIGTERM with no result line gets a result made up by warden that says so", () => {
-    const events = readFileSync(
-      new URL("fixtures/claude-run_sigTERM.jsonl", import.meta.url),
-      "utf8",
-    ).split("\n");
-    const last = JSON.parse(events.filter((l) => l !== "").at(-1) ?? "") as Record<string, unknown>;
-    const outcome = claudeOutcome({ lastLine: last, exitCode: 143 });
-    assert.equal(outcome.madeUp, true);
+    const outcome = claudeOutcome({ lastLine: lastLine("run_sigTERM"), exitCode: 143 });
+    assert.equal(outcome.synthesized, true);
     assert.deepEqual(outcome.result, {
       type: "result",
       ok: false,
@@ -81,7 +74,7 @@ describe("how a Claude Code run ended", () => {
       type: "result",
       subtype: "error_during_execution",
       is_error: true,
-      terminal_reason: MADE_UP_TERMINAL_REASON,
+      terminal_reason: SYNTHESIZED_TERMINAL_REASON,
       result: "Claude Code was stopped (exit 143, SIGTERM) before it wrote a result",
       exit_code: 143,
       made_up_by: "warden",
@@ -102,7 +95,7 @@ describe("how a Claude Code run ended", () => {
   test("a successful last result followed by SIGTERM is not a success", () => {
     const line = lastLine("run1");
     const outcome = claudeOutcome({ lastLine: line, exitCode: 143 });
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
     assert.equal(outcome.agentResult, line);
     assert.equal(outcome.result.ok, false);
     assert.equal(
@@ -116,13 +109,13 @@ describe("how a Claude Code run ended", () => {
     const command = adapterFor("command");
     assert.deepEqual(command.outcome({ lastLine: undefined, exitCode: 0 }), {
       result: { type: "result", ok: true },
-      madeUp: false,
+      synthesized: false,
     });
     const line = { result: "all done" };
     assert.deepEqual(command.outcome({ lastLine: line, exitCode: 2 }), {
       result: { type: "result", ok: false, message: "all done" },
       agentResult: line,
-      madeUp: false,
+      synthesized: false,
     });
     assert.deepEqual(command.outcome({ lastLine: undefined, exitCode: 2 }).result, {
       type: "result",

@@ -108,7 +108,7 @@ describe("the claude adapter with the real Claude Code CLI", { skip }, () => {
       costUSD: usage.costUSD,
       message: "Committed hello.txt.",
     });
-    assert.equal(exit.outcome.madeUp, false);
+    assert.equal(exit.outcome.synthesized, false);
 
     // The second request carries the tool's result back to the model.
     const second = messagesOf(api.turns()[1]);
@@ -266,7 +266,7 @@ describe("the claude adapter with the real Claude Code CLI", { skip }, () => {
       assert.equal(exit.exitCode, 143);
       assert.equal(ofType(run.events, "result").length, 0);
       assert.notEqual(exit.lastLine?.type, "result");
-      assert.equal(exit.outcome.madeUp, true);
+      assert.equal(exit.outcome.synthesized, true);
       assert.deepEqual(exit.outcome.result, {
         type: "result",
         ok: false,
@@ -293,7 +293,7 @@ describe("the claude adapter with the real Claude Code CLI", { skip }, () => {
       const exit = await run.exited;
       assert.equal(exit.exitCode, 143);
       assert.equal(exit.lastLine?.type, "result");
-      assert.equal(exit.outcome.madeUp, false);
+      assert.equal(exit.outcome.synthesized, false);
       assert.equal(exit.outcome.result.ok, false);
       assert.match(exit.outcome.result.message ?? "", /stopped after its last result/);
     } finally {
@@ -382,7 +382,7 @@ describe("the claude adapter with the real Claude Code CLI", { skip }, () => {
       run.kill("SIGTERM");
       const exit = await run.exited;
       assert.equal(exit.exitCode, 143);
-      assert.equal(exit.outcome.madeUp, true);
+      assert.equal(exit.outcome.synthesized, true);
       assert.equal(exit.outcome.result.ok, false);
     } finally {
       await api.close();

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { BadSettingsError } from "../../src/protocol/index.js";
-import { codexLaunch } from "../../src/agents/codex.js";
+import { codexLaunch } from "../../src/agents/codex/launch.js";
 
 const EXEC_OPTIONS = [
   "--json",

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
-import { codexOutcome } from "../../src/agents/codex.js";
+import { codexOutcome } from "../../src/agents/codex/outcome.js";
 
 type Result = Extract<AgentEvent, { type: "result" }>;
 
@@ -17,14 +17,14 @@ describe("how a Codex run ended", () => {
     assert.deepEqual(codexOutcome({ exitCode: 0, lastLine: completed }, answered), {
       result: answered,
       agentResult: completed,
-      madeUp: false,
+      synthesized: false,
     });
   });
 
   test("a completed turn read from the last line alone also succeeds", () => {
     const outcome = codexOutcome({ exitCode: 0, lastLine: completed });
     assert.deepEqual(outcome.result, { type: "result", ok: true });
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
   });
 
   test("a failed turn fails with its message, from the reader or the last line", () => {
@@ -47,7 +47,7 @@ describe("how a Codex run ended", () => {
 
   test("a run stopped before its turn ended gets a result made up by warden", () => {
     const outcome = codexOutcome({ exitCode: 143, lastLine: { type: "turn.started" } });
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
     assert.equal(outcome.result.ok, false);
     assert.match(
       outcome.result.message ?? "",
@@ -64,7 +64,7 @@ describe("how a Codex run ended", () => {
   test("a run that printed nothing and exited 0 is not taken for a success", () => {
     const outcome = codexOutcome({ exitCode: 0 });
     assert.equal(outcome.result.ok, false);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
     assert.match(outcome.result.message ?? "", /without ending its turn/);
   });
 
@@ -75,7 +75,7 @@ describe("how a Codex run ended", () => {
     });
     assert.equal(outcome.result.ok, false);
     assert.match(outcome.result.message ?? "", /Reconnecting/);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
   });
 
   test("a hostile last line is never trusted for more than it says", () => {

@@ -10,14 +10,10 @@ import { isAbsolute, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AgentLaunch } from "../../src/agents/adapter.js";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
-import {
-  CodexLedger,
-  codexLaunch,
-  codexOutcome,
-  codexStreamReader,
-  type CodexOutcome,
-  type CodexTask,
-} from "../../src/agents/codex.js";
+import { codexLaunch, type CodexTask } from "../../src/agents/codex/launch.js";
+import { CodexLedger } from "../../src/agents/codex/ledger.js";
+import { codexOutcome, type CodexOutcome } from "../../src/agents/codex/outcome.js";
+import { codexStreamReader } from "../../src/agents/codex/stream.js";
 import { runLaunch } from "../support/runLaunch.js";
 import { startScriptedOpenAI, type ScriptedResponse } from "../support/scriptedOpenAI.js";
 import { skipWhen } from "../support/skipWhen.js";
@@ -199,7 +195,7 @@ describe("the codex adapter with the real Codex CLI", { skip }, () => {
       );
       assert.equal(outcome.result.ok, false);
       assert.match(outcome.result.message ?? "", /the scripted API says no/);
-      assert.equal(outcome.madeUp, false);
+      assert.equal(outcome.synthesized, false);
       assert.equal((outcome.agentResult as { type?: unknown }).type, "turn.failed");
     } finally {
       await api.close();

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { BadSettingsError } from "../../src/protocol/index.js";
-import { geminiLaunch, geminiSettings } from "../../src/agents/gemini.js";
+import { geminiLaunch, geminiSettings } from "../../src/agents/gemini/launch.js";
 
 const OPTIONS = ["--output-format=stream-json", "--approval-mode=yolo", "--skip-trust"];
 

@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
-import { geminiExit, geminiOutcome } from "../../src/agents/gemini.js";
+import { geminiExit } from "../../src/agents/gemini/exitCodes.js";
+import { geminiOutcome } from "../../src/agents/gemini/outcome.js";
 
 type Result = Extract<AgentEvent, { type: "result" }>;
 
@@ -64,7 +65,7 @@ describe("how a Gemini run ended", () => {
     const outcome = geminiOutcome({ exitCode: 0, lastLine: success }, answered);
     assert.deepEqual(outcome.result, answered);
     assert.equal(outcome.agentResult, success);
-    assert.equal(outcome.madeUp, false);
+    assert.equal(outcome.synthesized, false);
   });
 
   test("an API error's result and its exit code make one message", () => {
@@ -84,7 +85,7 @@ describe("how a Gemini run ended", () => {
         message: `Gemini CLI got HTTP status ${status} from the API (exit ${exitCode}): [API Error: scripted says ${status}]`,
       });
       assert.equal(outcome.exit.httpStatus, status);
-      assert.equal(outcome.madeUp, false);
+      assert.equal(outcome.synthesized, false);
     }
   });
 
@@ -97,7 +98,7 @@ describe("how a Gemini run ended", () => {
 
   test("exit 41 writes no line in stream-json: the result is made up and says authentication", () => {
     const outcome = geminiOutcome({ exitCode: 41 });
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
     assert.deepEqual(outcome.result, {
       type: "result",
       ok: false,
@@ -144,7 +145,7 @@ describe("how a Gemini run ended", () => {
       lastLine: { type: "message", role: "assistant" },
     });
     assert.equal(outcome.result.ok, false);
-    assert.equal(outcome.madeUp, true);
+    assert.equal(outcome.synthesized, true);
   });
 
   test("a successful result followed by a non-zero exit is a failure that says so", () => {

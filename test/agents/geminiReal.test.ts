@@ -12,14 +12,13 @@ import type { AgentLaunch } from "../../src/agents/adapter.js";
 import type { AgentEvent } from "../../src/agents/agentEvent.js";
 import {
   GEMINI_SETTINGS_FILE,
-  GeminiLedger,
   geminiLaunch,
-  geminiOutcome,
   geminiSettings,
-  geminiStreamReader,
-  type GeminiOutcome,
   type GeminiTask,
-} from "../../src/agents/gemini.js";
+} from "../../src/agents/gemini/launch.js";
+import { GeminiLedger } from "../../src/agents/gemini/ledger.js";
+import { geminiOutcome, type GeminiOutcome } from "../../src/agents/gemini/outcome.js";
+import { geminiStreamReader } from "../../src/agents/gemini/stream.js";
 import { runLaunch } from "../support/runLaunch.js";
 import { startScriptedGemini, type ScriptedGeminiTurn } from "../support/scriptedGemini.js";
 import { skipWhen } from "../support/skipWhen.js";
@@ -235,7 +234,7 @@ describe("the gemini adapter with the real Gemini CLI", { skip }, () => {
       assert.equal(outcome.exit.httpStatus, status);
       assert.equal(outcome.result.ok, false);
       assert.match(outcome.result.message ?? "", new RegExp(`scripted says ${status}`));
-      assert.equal(outcome.madeUp, false);
+      assert.equal(outcome.synthesized, false);
     }
   });
 

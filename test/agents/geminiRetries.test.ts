@@ -1,20 +1,18 @@
 // Gemini's retries, read from its stderr: the fixture is the real stderr of Gemini CLI 0.61
 // answered 500, then 429, then a text by the scripted Gemini API.
 import { strict as assert } from "node:assert";
-import { readFile } from "node:fs/promises";
 import { test } from "node:test";
-import { GeminiRetryReader } from "../../src/agents/gemini.js";
+import { GeminiRetryReader } from "../../src/agents/gemini/retries.js";
 import type { AgentEvent } from "../../src/agents/index.js";
-
-const FIXTURE = new URL("./fixtures/gemini-0.61-retries.stderr", import.meta.url);
+import { fixtureText } from "./streamKit.js";
 
 function read(text: string): AgentEvent[] {
   const reader = new GeminiRetryReader();
   return [...text.split("\n").flatMap((line) => reader.line(line)), ...reader.end()];
 }
 
-test("each retry Gemini reports on stderr is a retry event with its attempt, status and message", async () => {
-  const events = read(await readFile(FIXTURE, "utf8"));
+test("each retry Gemini reports on stderr is a retry event with its attempt, status and message", () => {
+  const events = read(fixtureText("gemini-0.61-retries.stderr"));
   assert.deepEqual(events, [
     { type: "retry", attempt: 1, status: 500, message: "boom" },
     { type: "retry", attempt: 2, status: 429, message: "slow down" },

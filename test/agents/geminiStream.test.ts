@@ -1,31 +1,20 @@
+// What only Gemini's reader does; what every reader does is in streamContract.ts. The golden
+// inputs are streams of Gemini CLI 0.61: the shared capture, and more captured the same way.
 import { strict as assert } from "node:assert";
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
-import { AGENT_EVENT_LIMITS, type AgentEvent } from "../../src/agents/agentEvent.js";
-import { GeminiLedger, GeminiStreamReader, geminiStreamReader } from "../../src/agents/gemini.js";
-
-/** Streams of Gemini CLI 0.61: the shared capture, and more captured the same way. */
-/** Characters a terminal acts on: C0 and C1 controls, bidi overrides, line separators. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202e\u2028]/u;
-
-function fixturePath(name: string): string {
-  return fileURLToPath(new URL(`fixtures/gemini-${name}.jsonl`, import.meta.url));
-}
-
-function fixture(name: string): string[] {
-  return readFileSync(fixturePath(name), "utf8").split("\n");
-}
+import type { AgentEvent } from "../../src/agents/agentEvent.js";
+import { GeminiLedger } from "../../src/agents/gemini/ledger.js";
+import { GeminiStreamReader, geminiStreamReader } from "../../src/agents/gemini/stream.js";
+import { AGENT_EVENT_LIMITS } from "../../src/agents/limits.js";
+import { capturedLines, ofType, readLines, replayLive, UNSAFE } from "./streamKit.js";
 
 function read(lines: readonly string[], reader = geminiStreamReader()): AgentEvent[] {
-  return [...lines.flatMap((line) => reader.line(line)), ...reader.end()];
+  return readLines(reader, lines);
 }
 
-function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
-  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+/** A captured stream's lines (`stream-1` is fixtures/gemini-stream-1.jsonl). */
+function fixture(name: string): string[] {
+  return capturedLines(`gemini-${name}`);
 }
 
 const json = (value: Record<string, unknown>) => JSON.stringify(value);
@@ -190,21 +179,6 @@ describe("the Gemini stream reader on hostile streams", () => {
     assert.deepEqual(ofType(events, "session"), [{ type: "session" }, { type: "session" }]);
     assert.deepEqual(ofType(events, "tool_use")[0], { type: "tool_use", name: "?", summary: "" });
     assert.deepEqual(ofType(events, "tool_result")[0], { type: "tool_result", ok: false });
-    for (const usage of ofType(events, "usage")) {
-      assert.ok(Number.isSafeInteger(usage.inputTokens) && usage.inputTokens >= 0);
-      assert.ok(Number.isSafeInteger(usage.outputTokens) && usage.outputTokens >= 0);
-    }
-  });
-
-  test("a 20 MiB line is skipped without parsing and counted", () => {
-    const reader = new GeminiStreamReader();
-    const huge = json({
-      type: "message",
-      role: "assistant",
-      content: "y".repeat(20 * 1024 * 1024),
-    });
-    assert.deepEqual(reader.line(huge), []);
-    assert.equal(reader.unreadableLines, 1);
   });
 
   test("a flood of text pieces is kept to one bounded, cut assistant text", () => {
@@ -222,62 +196,20 @@ describe("the Gemini stream reader on hostile streams", () => {
     assert.ok(!text.text.includes("\uFFFD"));
   });
 
-  test("escape sequences never reach a summary or a name, and long texts are cut", () => {
+  test("the model's name is cleaned and cut as a tool's name is", () => {
     const escape = "\u001b]8;;http://evil\u0007\u001b[31m\u202e\u2028";
-    const events = read([
-      json({ type: "init", session_id: "s-1", model: `${escape}${"m".repeat(10_000)}` }),
-      json({
-        type: "tool_use",
-        tool_name: `${escape}tool`.repeat(100),
-        tool_id: "t".repeat(10_000),
-        parameters: { command: `${escape}echo ${"a".repeat(100_000)}` },
-      }),
-      json({ type: "tool_result", tool_id: "t", status: "success", output: `${escape}\nline 2` }),
-      json({
-        type: "result",
-        status: "error",
-        error: { type: "x", message: `${escape}${"e".repeat(100_000)}` },
-      }),
-    ]);
-    const [session] = ofType(events, "session");
-    assert.ok(Buffer.byteLength(session?.model ?? "") <= 128);
-    assert.doesNotMatch(session?.model ?? "", UNSAFE);
-    const [use] = ofType(events, "tool_use");
-    assert.ok(use !== undefined);
-    assert.ok(Buffer.byteLength(use.name) <= 128 && Buffer.byteLength(use.id ?? "") <= 128);
-    for (const summary of [use.summary, ofType(events, "tool_result")[0]?.summary ?? ""]) {
-      assert.ok(Buffer.byteLength(summary) <= AGENT_EVENT_LIMITS.summaryBytes);
-      assert.doesNotMatch(summary, UNSAFE);
-    }
-    assert.ok(
-      Buffer.byteLength(ofType(events, "result")[0]?.message ?? "") <= AGENT_EVENT_LIMITS.textBytes,
-    );
+    const init = json({ type: "init", session_id: "s-1", model: `${escape}${"m".repeat(10_000)}` });
+    const [session] = ofType(read([init]), "session");
+    assert.ok(session?.model !== undefined);
+    assert.ok(Buffer.byteLength(session.model) <= AGENT_EVENT_LIMITS.nameBytes);
+    assert.doesNotMatch(session.model, UNSAFE);
   });
 });
 
 describe("the Gemini stream reader on a live process", () => {
-  test("a stream cut into arbitrary chunks reads exactly as the whole file does", async () => {
-    const script = fileURLToPath(new URL("fixtures/replay-stream.js", import.meta.url));
-    for (const seed of [2, 11, 4242]) {
-      const child = spawn(process.execPath, [script, fixturePath("stream-1"), "0", String(seed)], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      const reader = geminiStreamReader();
-      const events: AgentEvent[] = [];
-      for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
-        events.push(...reader.line(line));
-      }
-      events.push(...reader.end());
-      assert.deepEqual(events, read(fixture("stream-1")));
-    }
-  });
-
   test("the scripted agent's exit code (an HTTP 429 mod 256) reaches the runner", async () => {
-    const script = fileURLToPath(new URL("fixtures/replay-stream.js", import.meta.url));
-    const child = spawn(process.execPath, [script, fixturePath("stream-429"), "173", "9"], {
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const replay = { seed: 9, exitCode: 173 };
+    const { code } = await replayLive("gemini-stream-429", geminiStreamReader(), replay);
     assert.equal(code, 173);
   });
 });

@@ -195,8 +195,8 @@ describe(
         2,
         /--timeout soon is not a number of seconds/,
       );
-      // The CLI prints no code, so the error it printed is matched whole against the one the
-      // allow list raises for the entry: a BAD_ALLOW_ENTRY, which is a usage error.
+      // Without --json the CLI prints no code, so the error it printed is matched whole against
+      // the one the allow list raises for the entry: a BAD_ALLOW_ENTRY, which is a usage error.
       const allowed = await runCli(ws.dataDir, [
         "create",
         "--repo",

@@ -43,6 +43,16 @@ test("an input.bundle that is not a bundle fails at the clone, with git's words"
   assert.match(receivedOf(run).result.error ?? "", /git failed to clone the input bundle/);
 });
 
+test("the result carries the code of the failure beside its error", async (t) => {
+  const missing = await makeTask({ omit: ["input.bundle"] });
+  t.after(() => missing.cleanup());
+  assert.equal(receivedOf(await runGuest(missing)).result.errorCode, "BAD_SHARE");
+  const notBundle = await makeTask({ omit: ["input.bundle"] });
+  t.after(() => notBundle.cleanup());
+  await writeFile(`${notBundle.share}/input.bundle`, "not a bundle\n");
+  assert.equal(receivedOf(await runGuest(notBundle)).result.errorCode, "GIT_FAILED");
+});
+
 test("an unknown flag is a usage error: exit 2, a hint, and no archive", () => {
   const run = spawnSync(process.execPath, [GUEST_MAIN, "--sharee", "/x"], { encoding: "utf8" });
   assert.equal(run.status, 2);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { madeUpClaudeResult } from "../../src/agents/index.js";
+import { synthesizedClaudeResult } from "../../src/agents/index.js";
 import { decideEnd, type EndFacts } from "../../src/host/index.js";
 import type { Result } from "../../src/protocol/index.js";
 import type { TerminalInput } from "../../src/store/index.js";
@@ -328,13 +328,13 @@ describe("how a Claude Code run ended, read by its adapter", () => {
   });
 
   test("a run cancelled mid-turn, with the result the runner made up, is cancelled", () => {
-    const end = decideEnd(claude(madeUpClaudeResult(143), 143, { stop: "cancel" }));
+    const end = decideEnd(claude(synthesizedClaudeResult(143), 143, { stop: "cancel" }));
     assert.equal(end.state, "cancelled");
     assert.equal((details(end).agent as Record<string, unknown>).madeUp, true);
   });
 
   test("a run stopped without a cancel, with a made-up result, fails and says it was stopped", () => {
-    const end = decideEnd(claude(madeUpClaudeResult(143), 143));
+    const end = decideEnd(claude(synthesizedClaudeResult(143), 143));
     assert.equal(end.state, "failed");
     assert.match(
       end.error ?? "",

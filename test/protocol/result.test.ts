@@ -96,6 +96,13 @@ describe("parseResult", () => {
     refused(bytes({ ...good, agentExitCode: 1.5 }), /agentExitCode/);
   });
 
+  test("an errorCode beside the error is taken, and one that is not a code is refused", () => {
+    const failed = { ...good, error: "git failed to clone", errorCode: "GIT_FAILED" };
+    assert.deepEqual(parseResult(bytes(failed)), failed);
+    refused(bytes({ ...failed, errorCode: "git failed" }), /errorCode: not an error code/);
+    refused(bytes({ ...failed, errorCode: "A".repeat(65) }), /errorCode/);
+  });
+
   test("bytes that are not UTF-8 are refused", () => {
     refused(Buffer.from('{"agent":"\xff"}', "latin1"), /not UTF-8/);
   });

@@ -1,0 +1,54 @@
+// The `codex` adapter for one task: Codex CLI's launch, stream, and outcome, with the ledger
+// that adds up the task's runs. Each further message is a new `codex exec resume` run.
+import { join } from "node:path";
+import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
+import { definedFields } from "../definedFields.js";
+import { CODEX_KEY_VARIABLE, codexLaunch, type CodexTask } from "./launch.js";
+import { CodexLedger } from "./ledger.js";
+import { codexOutcome } from "./outcome.js";
+import { codexStreamReader } from "./stream.js";
+
+/** Codex's own directory (CODEX_HOME) under the task's home: its config and its sessions. */
+export const CODEX_HOME_DIR = ".codex";
+
+/**
+ * A config.toml that says where the options are. Codex refuses a CODEX_HOME that does not
+ * exist, and writing a file there is how the runner makes it.
+ */
+const CODEX_CONFIG = "# Written by warden: the options of each run are on its command line.\n";
+
+/** The Codex task a warden task describes. Pure. */
+export function codexTaskOf(task: AgentTask): CodexTask {
+  const { settings, apiBaseUrl } = task;
+  return definedFields({
+    prompt: task.prompt,
+    model: settings.model,
+    agentProgram: settings.agentProgram,
+    resume: task.resume,
+    api:
+      apiBaseUrl === undefined
+        ? undefined
+        : { baseUrl: apiBaseUrl, keyVariable: CODEX_KEY_VARIABLE },
+  });
+}
+
+/** A new Codex adapter, for one task. */
+export function createCodexAgent(): AgentAdapter {
+  const ledger = new CodexLedger();
+  return {
+    name: "codex",
+    resumable: true,
+    launch(task: AgentTask): AgentLaunch {
+      const launch = codexLaunch(codexTaskOf(task));
+      if (task.home === undefined) return launch;
+      const codexHome = join(task.home, CODEX_HOME_DIR);
+      return {
+        ...launch,
+        env: { ...launch.env, CODEX_HOME: codexHome },
+        files: [{ path: join(codexHome, "config.toml"), text: CODEX_CONFIG }],
+      };
+    },
+    readStream: () => codexStreamReader(ledger),
+    outcome: codexOutcome,
+  };
+}

@@ -1,0 +1,47 @@
+// The `gemini` adapter for one task: Gemini CLI's launch, stream, and outcome, with the ledger
+// that adds up the task's runs. Each further message is a new run with `--resume`.
+import { join } from "node:path";
+import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
+import { definedFields } from "../definedFields.js";
+import { GEMINI_SETTINGS_FILE, geminiLaunch, geminiSettings, type GeminiTask } from "./launch.js";
+import { GeminiLedger } from "./ledger.js";
+import { geminiOutcome } from "./outcome.js";
+import { GeminiRetryReader } from "./retries.js";
+import { geminiStreamReader } from "./stream.js";
+
+/** The Gemini task a warden task describes; its home holds Gemini's settings. Pure. */
+export function geminiTaskOf(task: AgentTask): GeminiTask {
+  const { settings, apiBaseUrl } = task;
+  return definedFields({
+    prompt: task.prompt,
+    model: settings.model,
+    maxTurns: settings.maxTurns,
+    agentProgram: settings.agentProgram,
+    resume: task.resume,
+    configHome: task.home,
+    api: apiBaseUrl === undefined ? undefined : { baseUrl: apiBaseUrl },
+  });
+}
+
+/** A new Gemini adapter, for one task. */
+export function createGeminiAgent(): AgentAdapter {
+  const ledger = new GeminiLedger();
+  return {
+    name: "gemini",
+    resumable: true,
+    launch(task: AgentTask): AgentLaunch {
+      const gemini = geminiTaskOf(task);
+      const launch = geminiLaunch(gemini);
+      if (gemini.configHome === undefined) return launch;
+      return {
+        ...launch,
+        files: [
+          { path: join(gemini.configHome, GEMINI_SETTINGS_FILE), text: geminiSettings(gemini) },
+        ],
+      };
+    },
+    readStream: () => geminiStreamReader(ledger),
+    readLog: () => new GeminiRetryReader(),
+    outcome: geminiOutcome,
+  };
+}
