@@ -1,18 +1,25 @@
 // The layering of DESIGN.md: arrows only point down
-// (cli -> host -> store/sandbox/egress/guest/agents -> protocol), and nothing cycles.
+// (cli -> host -> store/sandbox/egress/guest/agents -> protocol -> lang), and nothing cycles.
+// lang is the bottom floor: every folder may import it, and it imports only Node's own modules.
 const layer = (from, allowed) => ({
   name: `${from}-imports-only-${allowed.join("-") || "nothing"}`,
   severity: "error",
   from: { path: `^src/${from}/` },
   to: {
     path: "^src/",
-    pathNot: [`^src/${from}/`, ...allowed.map((a) => `^src/${a}/`)],
+    pathNot: [`^src/${from}/`, "^src/lang/", ...allowed.map((a) => `^src/${a}/`)],
   },
 });
 
 module.exports = {
   forbidden: [
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
+    {
+      name: "lang-imports-only-node",
+      severity: "error",
+      from: { path: "^src/lang/" },
+      to: { pathNot: "^src/lang/", dependencyTypesNot: ["core"] },
+    },
     layer("protocol", []),
     layer("store", ["protocol"]),
     layer("agents", ["protocol"]),
@@ -34,6 +41,20 @@ module.exports = {
       severity: "error",
       from: { path: "^src/agents/[^/]+[.]ts$", pathNot: "^src/agents/index[.]ts$" },
       to: { path: "^src/agents/[^/]+/" },
+    },
+    // A folder's face is its index.ts: other folders import nothing else of it, so what the
+    // face leaves out stays the folder's own. The host reaches its channel the same way.
+    {
+      name: "folders-meet-at-their-faces",
+      severity: "error",
+      from: { path: "^src/([^/]+)/" },
+      to: { path: "^src/[^/]+/", pathNot: ["^src/$1/", "^src/[^/]+/index[.]ts$"] },
+    },
+    {
+      name: "host-reaches-channel-through-its-face",
+      severity: "error",
+      from: { path: "^src/host/", pathNot: "^src/host/channel/" },
+      to: { path: "^src/host/channel/", pathNot: "^src/host/channel/index[.]ts$" },
     },
   ],
   options: {

@@ -1,7 +1,7 @@
 // warden's own events for what an agent does, whichever agent it is. Adapters read their
 // agent's stream into these; the task's events record them; `watch` and `show` print them.
 // Every text in them came from the sandbox: bounded here, cleaned before it is shown.
-import { definedFields } from "./definedFields.js";
+import { definedFields } from "../lang/index.js";
 
 /** Why a bound ended the agent's run, when one did. */
 export type AgentStop = "turns" | "budget";

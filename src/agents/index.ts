@@ -10,48 +10,16 @@ import { createGeminiAgent } from "./gemini/index.js";
 
 export type {
   AgentAdapter,
-  AgentConversation,
   AgentExit,
-  AgentFile,
   AgentLaunch,
-  AgentResume,
   AgentOutcome,
   AgentResultEvent,
   AgentTask,
   PermissionPromptTool,
 } from "./adapter.js";
-export { commandAgent } from "./command/index.js";
-export { claudeAgent } from "./claude/index.js";
-export { userMessageLine } from "./claude/input.js";
-export {
-  CLAUDE_ENV,
-  CLAUDE_PROGRAM,
-  CLAUDE_DEFAULT_APPROVE,
-  claudeLaunch,
-} from "./claude/launch.js";
-export { AGENT_EVENT_LIMITS, CLAUDE_LIMITS } from "./limits.js";
+export { AGENT_EVENT_LIMITS } from "./limits.js";
 export { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claude/tools.js";
-export {
-  SYNTHESIZED_TERMINAL_REASON,
-  claudeOutcome,
-  claudeResultEvent,
-  synthesizedClaudeResult,
-} from "./claude/outcome.js";
-export { ClaudeStreamReader } from "./claude/stream.js";
-export {
-  type AgentEvent,
-  type AgentEventType,
-  type AgentStop,
-  type StreamReader,
-} from "./agentEvent.js";
-
-export { CODEX_PROGRAM } from "./codex/launch.js";
-export { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "./codex/index.js";
-export { CodexStreamReader, codexStreamReader } from "./codex/stream.js";
-export { GEMINI_PROGRAM } from "./gemini/launch.js";
-export { createGeminiAgent, geminiTaskOf } from "./gemini/index.js";
-export { GeminiStreamReader, geminiStreamReader } from "./gemini/stream.js";
-export { GeminiRetryReader } from "./gemini/retries.js";
+export type { AgentEvent, StreamReader } from "./agentEvent.js";
 
 /**
  * Every agent the settings may name has its adapter here; the type keeps the two in step, so

@@ -31,11 +31,16 @@ export function checkProgram(
   return configured ?? usual;
 }
 
-/** Refuses a model name that could be read as an option or split in two; `example` is a good one. */
-export function checkModel(agent: AgentName, model: string, example: string): void {
+/**
+ * The `--model=` argument for the task's model, none when it names no model. Refuses a name that
+ * could be read as an option or split in two; `example` is a good one.
+ */
+export function modelArgs(agent: AgentName, model: string | undefined, example: string): string[] {
+  if (model === undefined) return [];
   if (!MODEL.test(model)) {
     refuse(agent, "the model name starts with '-' or has a space", `use a name such as ${example}`);
   }
+  return [`--model=${model}`];
 }
 
 /** Refuses a session to resume whose id is not plain. */

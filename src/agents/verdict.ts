@@ -1,7 +1,7 @@
 // How every adapter judges the end of a run: a run is ok only when the agent said so and its
 // process exited 0, and a run whose agent wrote no account of its own gets one synthesized by
 // the adapter, shaped like the agent's own line and marked as warden's.
-import { constants } from "node:os";
+import { exitText } from "../lang/index.js";
 import type { AgentResultEvent } from "./adapter.js";
 
 /**
@@ -9,15 +9,6 @@ import type { AgentResultEvent } from "./adapter.js";
  * read by the host and by scripts), so it keeps the words it was first written with.
  */
 export const SYNTHESIZED_MARK = { made_up_by: "warden" } as const;
-
-/** How an exit code reads: `exit 143, SIGTERM`. */
-export function exitText(exitCode: number): string {
-  if (exitCode > 128) {
-    const signal = Object.entries(constants.signals).find(([, n]) => n === exitCode - 128)?.[0];
-    if (signal !== undefined) return `exit ${exitCode}, ${signal}`;
-  }
-  return `exit ${exitCode}`;
-}
 
 /** Whether an exit code says a stop signal ended the process (warden's or anyone's). */
 export function stoppedBySignal(exitCode: number): boolean {

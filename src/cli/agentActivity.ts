@@ -1,6 +1,7 @@
 // What a task's agent has done so far, folded from its events: turns, tool calls, usage and
 // cost, retries, denials, approvals, and the last few things it did. For `warden show`.
 import { AGENT_EVENT_TYPE } from "../host/index.js";
+import { definedFields } from "../lang/index.js";
 import type { TaskEvent } from "../store/index.js";
 
 /** How many of the latest agent events `show` lists. */
@@ -70,15 +71,13 @@ export function agentActivity(events: readonly TaskEvent[]): AgentActivity | und
       case "permission_denied":
         activity.permissionDenials++;
         break;
-      case "usage": {
-        const cost = num(event.costUSD);
-        activity.usage = {
+      case "usage":
+        activity.usage = definedFields({
           inputTokens: num(event.inputTokens) ?? 0,
           outputTokens: num(event.outputTokens) ?? 0,
-          ...(cost === undefined ? {} : { costUSD: cost }),
-        };
+          costUSD: num(event.costUSD),
+        });
         break;
-      }
       default:
         break;
     }

@@ -47,9 +47,8 @@ export function registerApprove(program: Command): void {
         const n = parseCount(requestText, "the request number");
         const tasks = await openTasks(cmd);
         const id = await tasks.resolve(ref);
-        const request = await tasks.approve(id, n, decision, {
-          ...(flags.reason === undefined ? {} : { reason: flags.reason }),
-        });
+        const request = await tasks.approve(id, n, decision, { reason: flags.reason });
+
         if (flags.json === true) printJson({ id, ...request });
         else
           process.stdout.write(

@@ -10,7 +10,7 @@ export interface GlobalOptions {
 /** Opens the store of the data directory the command line or the environment names. */
 export async function openTasks(command: Command): Promise<Tasks> {
   const { dataDir } = command.optsWithGlobals<GlobalOptions>();
-  return Tasks.open(dataDir === undefined ? {} : { dataDir });
+  return Tasks.open({ dataDir });
 }
 
 /** For repeatable options: each occurrence is added to the list. */

@@ -27,7 +27,7 @@ export function registerFetch(program: Command): void {
       ) => {
         const tasks = await openTasks(cmd);
         const fetched = await fetchTask(tasks, ref, {
-          ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+          branch: flags.branch,
           force: flags.force === true,
         });
         if (flags.json === true) printJson(fetched);

@@ -2,6 +2,7 @@
 // --json, one object `{"error", "code", "hint"}` on stdout instead, so a script can branch on the
 // stable code. The message of a WardenError is already safe to print (sandbox text inside it was
 // cleaned); anything else is cleaned here.
+import { errorMessage } from "../lang/index.js";
 import { cleanLine, WardenError } from "../protocol/index.js";
 import { jsonText } from "./jsonText.js";
 
@@ -20,8 +21,7 @@ export function errorView(error: unknown): ErrorView {
     const hint = error.hint ?? "see `warden --help`";
     return { error: cleanLine(error.message), code: error.code, hint: cleanLine(hint) };
   }
-  const text = error instanceof Error ? error.message : String(error);
-  return { error: cleanLine(text), code: null, hint: BUG_HINT };
+  return { error: cleanLine(errorMessage(error)), code: null, hint: BUG_HINT };
 }
 
 export function printError(error: unknown, json: boolean): void {

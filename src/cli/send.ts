@@ -21,15 +21,15 @@ function replyJson(id: string, message: InboxMessage): Record<string, unknown> {
     id,
     n: message.n,
     state: message.state,
-    ...(message.reply === undefined ? {} : { reply: message.reply }),
-    ...(message.replyCut === undefined ? {} : { replyCut: message.replyCut }),
+    reply: message.reply,
+    replyCut: message.replyCut,
   };
 }
 
 /** Waits for the reply to message `n` and prints it; returns the exit code. */
 async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags): Promise<number> {
   const timeoutMs = flags.timeout === undefined ? undefined : parseMs(flags.timeout, "--timeout");
-  const outcome = await tasks.waitReply(id, n, timeoutMs === undefined ? {} : { timeoutMs });
+  const outcome = await tasks.waitReply(id, n, { timeoutMs });
   const json = flags.json === true;
   switch (outcome.kind) {
     case "delivered": {

@@ -46,8 +46,8 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
       allow: host.allow,
       presets: host.presets,
       env: host.envNames,
-      ...(host.limits === undefined ? {} : { limits: host.limits }),
-      ...(host.approval === undefined ? {} : { approval: host.approval }),
+      limits: host.limits,
+      approval: host.approval,
     };
   } catch {
     return undefined;
@@ -77,10 +77,10 @@ export function registerShow(program: Command): void {
           labels: details.labels,
           messages: details.messages,
           approvals: details.approvals,
-          ...(activity === undefined ? {} : { activity: counts }),
-          ...(settings === undefined ? {} : { settings }),
-          ...(details.holder === undefined ? {} : { holder: details.holder }),
-          ...(details.terminal?.details === undefined ? {} : { details: details.terminal.details }),
+          activity: activity === undefined ? undefined : counts,
+          settings,
+          holder: details.holder,
+          details: details.terminal?.details,
         });
         return;
       }

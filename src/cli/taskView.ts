@@ -70,10 +70,7 @@ export function taskView(
 
 /** The view of a task read with `get`. */
 export function detailsView(details: TaskDetails): TaskView {
-  return taskView(details, {
-    ...(details.spec.base === undefined ? {} : { base: details.spec.base }),
-    ...(details.terminal === undefined ? {} : { terminal: details.terminal }),
-  });
+  return taskView(details, { base: details.spec.base, terminal: details.terminal });
 }
 
 /** One line for a task's end: `<id> succeeded: <summary>`, `<id> failed (deadline): <error>`. */

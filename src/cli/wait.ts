@@ -21,7 +21,7 @@ export function registerWait(program: Command): void {
         flags.timeout === undefined ? undefined : parseMs(flags.timeout, "--timeout");
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
-      const outcome = await tasks.wait(id, timeoutMs === undefined ? {} : { timeoutMs });
+      const outcome = await tasks.wait(id, { timeoutMs });
       const view = detailsView(await tasks.get(id));
       if (outcome.kind === "timed_out") {
         if (flags.json === true) printJson({ ...view, timedOut: true });

@@ -35,52 +35,44 @@ export class EgressDirError extends WardenError {
  * shape of the API the relay speaks.
  */
 export abstract class RelayRefusal extends WardenError {
+  /** What a refusal of this class says when its caller gives no message. */
+  static readonly defaultMessage: string = "the relay refuses the request";
   readonly exitClass = "operational";
   readonly status: number = 400;
   readonly type: string = "invalid_request_error";
+  constructor(message?: string, options: WardenErrorOptions = {}) {
+    super(message ?? new.target.defaultMessage, options);
+  }
 }
 
 /** A request target that is not a path: absolute-form (`http://host/…`), authority-form or `*`. */
 export class RelayTargetFormError extends RelayRefusal {
   static override readonly hint =
     "send the path alone (/v1/messages), as a client given the relay's base URL does";
+  static override readonly defaultMessage = "the request target is not a path";
   readonly code: string = "RELAY_TARGET_FORM";
-  constructor(message = "the request target is not a path", options: WardenErrorOptions = {}) {
-    super(message, options);
-  }
 }
 
 /** A `.` or `..` segment, written out or percent-encoded (`%2e`, `%2E.`, …). */
 export class RelayDotSegmentError extends RelayRefusal {
   static override readonly hint = "send the API's path as it is, without . or .. segments";
+  static override readonly defaultMessage = "the request path has a . or .. segment";
   readonly code: string = "RELAY_DOT_SEGMENT";
-  constructor(
-    message = "the request path has a . or .. segment",
-    options: WardenErrorOptions = {},
-  ) {
-    super(message, options);
-  }
 }
 
 /** An empty segment: `//` anywhere in the path, or a path that ends with `/`. */
 export class RelayEmptySegmentError extends RelayRefusal {
   static override readonly hint = "send the API's path as it is, with one / between segments";
+  static override readonly defaultMessage =
+    "the request path has an empty segment (// or a trailing /)";
   readonly code: string = "RELAY_EMPTY_SEGMENT";
-  constructor(
-    message = "the request path has an empty segment (// or a trailing /)",
-    options: WardenErrorOptions = {},
-  ) {
-    super(message, options);
-  }
 }
 
 /** A backslash in the path, which some servers read as a `/`. */
 export class RelayBackslashError extends RelayRefusal {
   static override readonly hint = "send the API's path with / between segments";
+  static override readonly defaultMessage = "the request path has a backslash";
   readonly code: string = "RELAY_BACKSLASH";
-  constructor(message = "the request path has a backslash", options: WardenErrorOptions = {}) {
-    super(message, options);
-  }
 }
 
 /**
@@ -90,35 +82,25 @@ export class RelayBackslashError extends RelayRefusal {
  */
 export class RelayEscapeError extends RelayRefusal {
   static override readonly hint = "send the API's path without percent escapes";
+  static override readonly defaultMessage =
+    "the request path has a percent escape of a separator, of %, of a control character, or a broken one";
   readonly code: string = "RELAY_ESCAPE";
-  constructor(
-    message = "the request path has a percent escape of a separator, of %, of a control character, or a broken one",
-    options: WardenErrorOptions = {},
-  ) {
-    super(message, options);
-  }
 }
 
 /** A fragment (`#…`): a client never sends one, so it is a way to confuse the next server. */
 export class RelayFragmentError extends RelayRefusal {
   static override readonly hint = "send the path and query without a fragment";
+  static override readonly defaultMessage = "the request target has a fragment (#)";
   readonly code: string = "RELAY_FRAGMENT";
-  constructor(message = "the request target has a fragment (#)", options: WardenErrorOptions = {}) {
-    super(message, options);
-  }
 }
 
 /** A space, a control character or a byte outside ASCII in the request target. */
 export class RelayTargetCharacterError extends RelayRefusal {
   static override readonly hint =
     "percent-encode such characters in the query; the path never needs them";
+  static override readonly defaultMessage =
+    "the request target has a space, a control character or a byte outside ASCII";
   readonly code: string = "RELAY_TARGET_CHARACTER";
-  constructor(
-    message = "the request target has a space, a control character or a byte outside ASCII",
-    options: WardenErrorOptions = {},
-  ) {
-    super(message, options);
-  }
 }
 
 /** A well-formed path that is not one of the API's own: the relay forwards the model API only. */

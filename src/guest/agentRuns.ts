@@ -12,6 +12,7 @@ import type {
   AgentOutcome,
   AgentTask,
 } from "../agents/index.js";
+import { errorMessage } from "../lang/index.js";
 import { CHANNEL_LIMITS, cutText } from "../protocol/index.js";
 import { agentEnvironment } from "./agentEnvironment.js";
 import type { AgentOutput } from "./agentOutput.js";
@@ -114,7 +115,7 @@ function superviseRequest(runs: Runs, launch: AgentLaunch, timeoutMs: number): S
     killGraceMs: input.killGraceMs,
     transcriptPath: runs.output.transcriptPath,
     logPath: runs.output.logPath,
-    ...(append === undefined ? {} : { append }),
+    append,
     stop: input.stop,
     reapScope: runs.reapScope,
     progress: input.progress,
@@ -135,7 +136,7 @@ function judge(
   const exit: AgentExit = {
     lastLine: agentResultOf(run.lastLine),
     exitCode: run.exitCode,
-    ...(lastResult === undefined ? {} : { lastResult }),
+    lastResult,
   };
   const { exitCode, timedOut, stopped } = run;
   let outcome: AgentOutcome;
@@ -181,7 +182,7 @@ async function takeMessage(
   try {
     next = (await channel.request({ op: "inbox.next" })).message;
   } catch (error) {
-    runs.warn(`could not ask the host for messages: ${describe(error)}`);
+    runs.warn(`could not ask the host for messages: ${errorMessage(error)}`);
     return undefined;
   }
   if (next === undefined) return undefined;
@@ -200,7 +201,7 @@ async function takeMessage(
 function reply(runs: Runs, channel: HostChannel, n: number, end: RunEnd): void {
   const text = cutText(end.outcome?.result.message ?? "", CHANNEL_LIMITS.replyBytes).text;
   channel.request({ op: "inbox.reply", n, reply: text }).catch((error: unknown) => {
-    runs.warn(`the reply to message ${n} did not reach the host: ${describe(error)}`);
+    runs.warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
   });
 }
 
@@ -208,8 +209,4 @@ function reply(runs: Runs, channel: HostChannel, n: number, end: RunEnd): void {
 function timeLeft(runs: Runs): number {
   if (runs.timeoutMs === 0) return 0;
   return runs.timeoutMs - (performance.now() - runs.startedAt);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { adapterFor, type AgentTask } from "../agents/index.js";
+import { errorMessage } from "../lang/index.js";
 import { CHANNEL_SOCKET, type ResultsFile } from "../protocol/index.js";
 import { RUN_MARKER_VAR } from "./agentEnvironment.js";
 import { AgentOutput } from "./agentOutput.js";
@@ -68,7 +69,7 @@ async function openChannel(
     input.progress("connected to the host's channel");
     return { channel, socket };
   } catch (error) {
-    warn(error instanceof Error ? error.message : String(error));
+    warn(errorMessage(error));
     return undefined;
   }
 }
@@ -95,8 +96,8 @@ async function prepareAgent(
     settings,
     prompt,
     home,
-    ...(promptTool === undefined ? {} : { permissionPromptTool: promptTool }),
-    ...(input.relayUrl === undefined ? {} : { apiBaseUrl: input.relayUrl }),
+    permissionPromptTool: promptTool,
+    apiBaseUrl: input.relayUrl,
   };
   const marker = randomBytes(16).toString("hex");
   const runs: Runs = {

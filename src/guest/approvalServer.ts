@@ -4,6 +4,7 @@
 // of `{"behavior":"allow","updatedInput":...}` or `{"behavior":"deny","message":...}`. Whatever
 // goes wrong in asking, the answer is a denial: a tool call never runs because warden could not
 // ask about it.
+import { errorMessage } from "../lang/index.js";
 import { CHANNEL_LIMITS, cutText } from "../protocol/index.js";
 import { PERMISSION_TOOL } from "./permissionPrompt.js";
 
@@ -117,7 +118,7 @@ export class ApprovalServer {
     try {
       decision = await this.ask(question.tool, question.input);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       decision = {
         decision: "deny",
         reason: `warden could not ask whether this tool call may run, so it was denied: ${why}`,

@@ -2,6 +2,7 @@
 // limit the stream is still read and the bytes dropped, so the agent never blocks on a full pipe.
 import type { FileHandle } from "node:fs/promises";
 import type { Readable } from "node:stream";
+import { errorMessage } from "../lang/index.js";
 
 export interface Captured {
   /** Bytes in the file: at most the limit. */
@@ -21,10 +22,6 @@ export interface Capture {
    * settles `done` with what was written.
    */
   stop(): void;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -55,12 +52,12 @@ export function captureOutput(
           await file.write(part);
           kept += part.length;
         } catch (error) {
-          failure = `could not write: ${describe(error)}`;
+          failure = `could not write: ${errorMessage(error)}`;
         }
       }
     } catch (error) {
       // A stopped stream ends its iteration with a premature-close error: that is the stop.
-      if (!state.stopped) failure ??= `could not read: ${describe(error)}`;
+      if (!state.stopped) failure ??= `could not read: ${errorMessage(error)}`;
     } finally {
       await file.close().catch(() => undefined);
     }

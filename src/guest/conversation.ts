@@ -4,6 +4,7 @@
 // result comes, hands the result's text back as its reply and asks again. When nothing is
 // pending the runner closes stdin, and the agent finishes.
 import type { AgentResultEvent } from "../agents/index.js";
+import { errorMessage } from "../lang/index.js";
 import { CHANNEL_LIMITS, cutText } from "../protocol/index.js";
 import type { HostChannel } from "./hostChannel.js";
 
@@ -85,7 +86,7 @@ export class Conversation {
   private reply(n: number, event: AgentResultEvent): void {
     const reply = cutText(event.message ?? "", CHANNEL_LIMITS.replyBytes).text;
     this.input.channel.request({ op: "inbox.reply", n, reply }).catch((error: unknown) => {
-      this.input.warn(`the reply to message ${n} did not reach the host: ${describe(error)}`);
+      this.input.warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
     });
   }
 
@@ -112,7 +113,7 @@ export class Conversation {
       },
       (error: unknown) => {
         if (this.state.kind !== "asking") return;
-        this.input.warn(`could not ask the host for messages: ${describe(error)}`);
+        this.input.warn(`could not ask the host for messages: ${errorMessage(error)}`);
         this.end();
       },
     );
@@ -122,8 +123,4 @@ export class Conversation {
     this.state = { kind: "closed" };
     this.input.close();
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

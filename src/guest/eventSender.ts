@@ -3,8 +3,9 @@
 // turn boundary from it. Adding an event never waits: a slow host makes events wait in a
 // bounded queue, and past the bound they are dropped, counted, and named in a warning.
 import type { AgentEvent } from "../agents/index.js";
+import { errorMessage, within } from "../lang/index.js";
 import { CHANNEL_LIMITS } from "../protocol/index.js";
-import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { HostChannelError } from "./errors.js";
 import type { HostChannel } from "./hostChannel.js";
 
@@ -77,12 +78,7 @@ export class EventSender {
     clearTimeout(this.timer);
     this.timer = undefined;
     while (this.queue.length > 0 && this.channel.broken === undefined) this.send();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    });
-    await Promise.race([Promise.all(this.settled), timeout]);
-    clearTimeout(timer);
+    await within(Promise.all(this.settled), ms);
   }
 
   /** What did not reach the host, in a sentence each. */
@@ -136,7 +132,7 @@ export class EventSender {
           // A broken channel counts what it lost in warnings(); a refusal loses this batch only.
           if (!(error instanceof HostChannelError)) {
             this.refused += batch.length;
-            this.refusal ??= error instanceof Error ? error.message : String(error);
+            this.refusal ??= errorMessage(error);
           } else {
             this.lost += batch.length;
           }

@@ -2,6 +2,7 @@
 // process of the agent is gone, under a deadline of its own.
 import { lstat, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { errorMessage } from "../lang/index.js";
 import {
   LIMITS,
   RESULT_FILES,
@@ -28,10 +29,6 @@ export interface FinishReport {
   /** The path of changes.bundle, when there are changes and they passed every check. */
   bundle?: string;
   readonly warnings: string[];
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -80,7 +77,9 @@ export async function finishGit(
     if (report.leftovers) input.progress("git: committed what the agent left uncommitted");
   } catch (error) {
     // The agent's own commits are still worth sending without its leftovers.
-    report.warnings.push(`could not commit what the agent left uncommitted: ${message(error)}`);
+    report.warnings.push(
+      `could not commit what the agent left uncommitted: ${errorMessage(error)}`,
+    );
   }
 
   const head = (await runGit(git, headStep(workspace))).stdout.trim();
@@ -114,7 +113,7 @@ export async function finishGit(
   } catch (error) {
     await rm(file, { force: true });
     throw new BadChangesError(
-      `the bundle of changes is not one the host takes: ${cleanLine(message(error))}`,
+      `the bundle of changes is not one the host takes: ${cleanLine(errorMessage(error))}`,
       { hint: "the agent's commits must build on the start commit alone" },
     );
   }

@@ -3,6 +3,7 @@
 // checked. The host may be slow, gone or hostile; none of that may stop the agent, so every
 // failure is an error the caller turns into a warning, and a broken channel stays broken.
 import { createConnection, type Socket } from "node:net";
+import { within } from "../lang/index.js";
 import {
   CHANNEL_LIMITS,
   CHANNEL_VERSION,
@@ -12,7 +13,7 @@ import {
   type ChannelRequest,
   type ChannelResponse,
 } from "../protocol/index.js";
-import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { ChannelRefusedError, HostChannelError } from "./errors.js";
 import { LineSplitter } from "./lineSplitter.js";
 
@@ -136,12 +137,10 @@ export class HostChannel {
    */
   async settle(ms: number): Promise<void> {
     if (this.isIdle()) return;
-    let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((resolve) => {
+    const idle = new Promise<void>((resolve) => {
       this.idleWaiters.push(resolve);
-      timer = setTimeout(resolve, ms);
     });
-    clearTimeout(timer);
+    await within(idle, ms);
   }
 
   /** Ends the connection; what is still waiting fails. */

@@ -14,7 +14,7 @@ import {
   type AgentResultEvent,
   type StreamReader,
 } from "../agents/index.js";
-import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { Conversation } from "./conversation.js";
 import { EventSender } from "./eventSender.js";
 import type { HostChannel } from "./hostChannel.js";

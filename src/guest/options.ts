@@ -2,8 +2,9 @@
 // place (share, workspace, scratch) comes from a flag or, failing that, from the environment.
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { errorMessage } from "../lang/index.js";
 import { cleanLine, GUEST_SOCKETS_ENV } from "../protocol/index.js";
-import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { UsageError } from "./errors.js";
 
 /** Where the read-only task share is mounted when nothing says otherwise. */
@@ -156,7 +157,7 @@ export function parseOptions(
       },
     }));
   } catch (error) {
-    throw new UsageError(cleanLine(error instanceof Error ? error.message : String(error)));
+    throw new UsageError(cleanLine(errorMessage(error)));
   }
   if (values.help === true) return { kind: "help" };
 

@@ -4,7 +4,7 @@
 // channel socket, `permissionTool.js --socket <dir>/control.sock`. Claude Code starts it and
 // ends it (by closing its stdin) with the run.
 import { parseArgs } from "node:util";
-import { GUEST_CHANNEL_LIMITS } from "./channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { ApprovalServer, type ApprovalDecision } from "./approvalServer.js";
 import { HostChannel } from "./hostChannel.js";
 import { LineSplitter } from "./lineSplitter.js";

@@ -2,6 +2,7 @@
 // runner refuses anything it would not itself have written: the two ends may be different builds.
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { errorMessage } from "../lang/index.js";
 import {
   BadShareError,
   LIMITS,
@@ -24,7 +25,7 @@ function describe(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return "it is missing";
   if (code === "EACCES") return "it cannot be read";
-  return cleanLine(error instanceof Error ? error.message : String(error));
+  return cleanLine(errorMessage(error));
 }
 
 /**

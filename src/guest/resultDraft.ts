@@ -1,5 +1,6 @@
 // The result as the runner builds it step by step, and the one it may send: every text a clean
 // line within its limit, and the whole within what the host reads.
+import { errorMessage } from "../lang/index.js";
 import {
   LIMITS,
   WardenError,
@@ -17,11 +18,11 @@ export function newDraft(): ResultDraft {
 }
 
 /** A failure in the words the result carries: the message, and the hint when there is one. */
-export function errorText(error: unknown): string {
+function failureText(error: unknown): string {
   if (error instanceof WardenError) {
     return error.hint === undefined ? error.message : `${error.message} (hint: ${error.hint})`;
   }
-  return `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+  return `unexpected failure: ${errorMessage(error)}`;
 }
 
 /**
@@ -29,7 +30,7 @@ export function errorText(error: unknown): string {
  * any later one a warning. Returns its text.
  */
 export function recordFailure(draft: ResultDraft, error: unknown): string {
-  const text = errorText(error);
+  const text = failureText(error);
   if (draft.error === undefined) {
     draft.error = text;
     if (error instanceof WardenError) draft.errorCode = error.code;

@@ -118,7 +118,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
             scratch,
             metadataUrl: server.url,
             egressEnv: egress.env,
-            ...(egress.relayUrl === undefined ? {} : { relayUrl: egress.relayUrl }),
+            relayUrl: egress.relayUrl,
             env,
             stop,
           },

@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { open, rm, type FileHandle } from "node:fs/promises";
-import { constants } from "node:os";
 import type { Writable } from "node:stream";
+import { exitCodeOf } from "../lang/index.js";
 import { LIMITS, RESULT_FILES, cleanLine } from "../protocol/index.js";
 import { captureOutput, type Capture, type Captured } from "./captureOutput.js";
 import { AgentStartError } from "./errors.js";
@@ -234,8 +234,7 @@ async function awaitExit(
   stops: Stops,
 ): Promise<{ exitCode: number; timedOut: boolean; stopped: boolean }> {
   const [code, signal] = await exited.finally(stops.disarm);
-  const number = signal === null ? undefined : constants.signals[signal];
-  const exitCode = code ?? 128 + (number ?? 0);
+  const exitCode = exitCodeOf(code, signal);
   request.progress(`the agent exited with ${exitCode}`);
   return { exitCode, ...stops.fired };
 }

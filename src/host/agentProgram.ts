@@ -7,21 +7,14 @@
 // program that is a script brings its whole package with it. Codex's npm launcher is replaced by
 // the native program it would start (see codexProgram.ts).
 import { execFile } from "node:child_process";
-import {
-  accessSync,
-  closeSync,
-  constants,
-  openSync,
-  readSync,
-  realpathSync,
-  statSync,
-} from "node:fs";
+import { closeSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { AGENT_PROFILES, cleanLine, type AgentName } from "../protocol/index.js";
 import { CODEX_PLATFORMS, codexLayout, findCodexNative, isCodexLauncher } from "./codexProgram.js";
 import { AgentUnusableError, cannotShowProgram } from "./errors.js";
+import { isExecutableFile } from "./executableFile.js";
 
 /** warden's own node_modules/.bin: src/host under tsx, dist/host when built. */
 export const DEV_AGENT_BIN = fileURLToPath(new URL("../../node_modules/.bin/", import.meta.url));
@@ -45,20 +38,11 @@ export interface AgentProgram {
   readonly binds: readonly string[];
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 function onPath(program: string, path: string | undefined): string | undefined {
   for (const dir of (path ?? "").split(delimiter)) {
     if (dir === "" || !dir.startsWith("/")) continue;
     const candidate = join(dir, program);
-    if (executable(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
 }
@@ -142,7 +126,7 @@ export function findAgentProgram(
           [join(DEV_AGENT_BIN, name), "package"],
         ];
   for (const [found, source] of candidates) {
-    if (found === undefined || !executable(found)) continue;
+    if (found === undefined || !isExecutableFile(found)) continue;
     const real = realpathSync(found);
     if (agent === "codex") return { agent, found, source, ...codexProgram(real, arch) };
     return { agent, path: real, found, source, binds: programBinds(real) };

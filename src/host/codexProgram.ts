@@ -7,8 +7,9 @@
 // `<layout>/codex-package.json`) and looks beside itself for what it bundles: ripgrep for its
 // file search (`codex-path/rg`) and its helpers. Where that layout is there, the whole layout is
 // bound, read-only, so the agent has the tools its program expects.
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { isExecutableFile } from "./executableFile.js";
 
 /** The Linux platform packages of Codex, by Node's `process.arch`, and the target inside. */
 export const CODEX_PLATFORMS: Readonly<Partial<Record<string, CodexPlatform>>> = {
@@ -52,21 +53,12 @@ export function codexNativeCandidates(launcher: string, arch: string): string[] 
   ];
 }
 
-function executableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The native binary the launcher at `launcher` would start, symlinks resolved; undefined when
  * none is installed. Reads the disk.
  */
 export function findCodexNative(launcher: string, arch: string = process.arch): string | undefined {
-  const found = codexNativeCandidates(launcher, arch).find(executableFile);
+  const found = codexNativeCandidates(launcher, arch).find(isExecutableFile);
   return found === undefined ? undefined : realpathSync(found);
 }
 

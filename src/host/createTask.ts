@@ -1,14 +1,15 @@
 // Making a task: the repository and start commit resolved by the host's own git, every setting
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
+import { definedFields } from "../lang/index.js";
 import type { AgentName, Settings } from "../protocol/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
 import { hostSettings, type HostSettingsInput, type SandboxChoice } from "./hostSettings.js";
 import { BadTaskOptionError } from "./errors.js";
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "./limits.js";
 import { resolveStart, type TaskStart } from "./resolveStart.js";
-import { parseToolRules } from "./toolRules.js";
+import { parseToolRules } from "./channel/index.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -28,7 +29,7 @@ export interface CreateTaskInput {
   gitEmail?: string;
   /** How permission prompts are answered (agents that ask): always, never, or prompt a person. */
   approve?: NonNullable<Settings["approve"]>;
-  /** Rules that allow or deny tool calls (`Bash(git *)`, `Write`): see toolRules.ts. */
+  /** Rules that allow or deny tool calls (`Bash(git *)`, `Write`): see channel/toolRules.ts. */
   allowTools?: string[];
   denyTools?: string[];
   /** How long a prompt waits for `warden approve` before it is denied (default 10 min). */
@@ -64,9 +65,9 @@ const AGENTS_WITH_TOOL_RULES: ReadonlySet<AgentName> = new Set(["claude"]);
 
 /** The agent's settings from the input, with only the fields that were given. */
 function agentSettings(input: CreateTaskInput): Record<string, unknown> {
-  const settings: Record<string, unknown> = { agent: input.agent };
   const rules = AGENTS_WITH_TOOL_RULES.has(input.agent);
-  const optional = {
+  return definedFields({
+    agent: input.agent,
     command: input.command,
     model: input.model,
     maxTurns: input.maxTurns,
@@ -79,11 +80,7 @@ function agentSettings(input: CreateTaskInput): Record<string, unknown> {
     agentProgram: input.agentProgram,
     allowedTools: rules && (input.allowTools ?? []).length > 0 ? input.allowTools : undefined,
     disallowedTools: rules && (input.denyTools ?? []).length > 0 ? input.denyTools : undefined,
-  };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined) settings[key] = value;
-  }
-  return settings;
+  });
 }
 
 /**
@@ -97,7 +94,7 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
   const start = await resolveStart(input.repo, input.from);
-  const settings: HostSettingsInput = {
+  const settings: HostSettingsInput = definedFields({
     guest: agentSettings(input),
     sandbox: input.sandbox ?? "bwrap",
     allow,
@@ -105,16 +102,16 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
     envNames,
     gitDir: start.gitDir,
     objectFormat: start.objectFormat,
-    ...(input.limits === undefined ? {} : { limits: input.limits }),
-    ...(approval === undefined ? {} : { approval }),
-  };
+    limits: input.limits,
+    approval,
+  });
   const summary = await tasks.create({
     prompt: input.prompt,
     repo: start.repo,
     base: start.base,
     settings: hostSettings(settings),
-    ...(input.deadline === undefined ? {} : { deadline: input.deadline }),
-    ...(input.labels === undefined ? {} : { labels: input.labels }),
+    deadline: input.deadline,
+    labels: input.labels,
   });
   return { summary, start };
 }
@@ -142,5 +139,5 @@ function approvalSettings(input: CreateTaskInput): HostSettingsInput["approval"]
       { hint: "drop --allow-tool, --deny-tool and --approve-timeout, or run the claude agent" },
     );
   }
-  return { allow, deny, ...(timeout === undefined ? {} : { timeoutSeconds: timeout }) };
+  return definedFields({ allow, deny, timeoutSeconds: timeout });
 }

@@ -4,6 +4,7 @@
 // host could check them. How the agent itself ended (a bound, an API error) is read by the
 // agent's own adapter from the agent's last line, the one claim only the agent can make.
 import { adapterFor, type AgentOutcome } from "../agents/index.js";
+import { definedFields } from "../lang/index.js";
 import { cleanLine, cutText, type AgentName, type Result } from "../protocol/index.js";
 import type { StoppedBy, TerminalInput } from "../store/index.js";
 import type { SandboxBound } from "../sandbox/index.js";
@@ -60,11 +61,8 @@ function agentOutcome(facts: EndFacts): AgentOutcome | undefined {
 
 /** The agent's own account, kept apart from the host's facts under `agent`. */
 function agentAccount(outcome: AgentOutcome): Record<string, unknown> {
-  const { result } = outcome;
-  const account: Record<string, unknown> = { ok: result.ok };
-  if (result.stoppedBy !== undefined) account.stoppedBy = result.stoppedBy;
-  if (result.turns !== undefined) account.turns = result.turns;
-  if (result.costUSD !== undefined) account.costUSD = result.costUSD;
+  const { ok, stoppedBy, turns, costUSD } = outcome.result;
+  const account: Record<string, unknown> = definedFields({ ok, stoppedBy, turns, costUSD });
   // The runner marks a result it synthesized for an agent that wrote none (stopped mid-turn).
   // `made_up_by` in result.json and `madeUp` in the terminal record are on disk: their names stay.
   if (outcome.synthesized || outcome.agentResult?.made_up_by === "warden") account.madeUp = true;
@@ -130,9 +128,7 @@ function agentSummary(result: Result): string | undefined {
 }
 
 function failed(facts: EndFacts, error: string, stoppedBy?: StoppedBy): TerminalInput {
-  const input: TerminalInput = { state: "failed", error, details: detailsOf(facts) };
-  if (stoppedBy !== undefined) input.stoppedBy = stoppedBy;
-  return input;
+  return definedFields({ state: "failed", error, details: detailsOf(facts), stoppedBy });
 }
 
 /** Why the claims of the result do not hold against the host's own facts, if they do not. */

@@ -2,7 +2,7 @@
 // how they went, its usage and cost, retries, permission denials, approvals and messages. Every
 // text in an event may have come from the sandbox, so each is cleaned and cut to one line here.
 import { cleanLine, cutText } from "../protocol/index.js";
-import { AGENT_EVENT_TYPE } from "./channelServer.js";
+import { AGENT_EVENT_TYPE } from "./channel/index.js";
 
 /** What a watcher sees of an assistant's text: one line of a terminal's width or so. */
 const SAID_BYTES = 160;

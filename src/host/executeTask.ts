@@ -14,6 +14,7 @@ import {
   type RelayHostSettings,
   type RunningEgress,
 } from "../egress/index.js";
+import { within } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
   cleanLine,
@@ -24,13 +25,13 @@ import {
 } from "../protocol/index.js";
 import type { RunningSandbox, SandboxBackendOptions, SandboxExit } from "../sandbox/index.js";
 import type { Attachment, Tasks, TerminalInput, TerminalRecord } from "../store/index.js";
-import { ApprovalDesk } from "./approvalDesk.js";
-import { startChannelServer, type RunningChannel } from "./channelServer.js";
+import { ApprovalDesk, startChannelServer, type RunningChannel } from "./channel/index.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
+import { errorText } from "./errorText.js";
 import { eventText } from "./eventText.js";
 import { agentBinds } from "./guestProgram.js";
 import { GuestProgress } from "./guestProgress.js";
-import { HOST_LIMITS, hostLimitMs } from "./hostLimits.js";
+import { HOST_LIMITS, hostLimitMs } from "./limits.js";
 import { guestSettings } from "./hostSettings.js";
 import { preflight, type Preflight } from "./preflight.js";
 import { SILENT_REPORTER, type Reporter } from "./reporter.js";
@@ -56,26 +57,6 @@ export interface ExecuteOptions {
 
 export type ExecuteOutcome =
   { kind: "finished"; id: string; terminal: TerminalRecord } | { kind: "interrupted"; id: string };
-
-function errorText(error: unknown): string {
-  if (error instanceof WardenError) return error.message;
-  return cleanLine(error instanceof Error ? error.message : String(error));
-}
-
-/** Resolves with `promise`, or with undefined once `ms` have passed. */
-async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(undefined);
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The API relay of the attach, and the key the agent holds in place of the real one. */
 type Relay = RelayHostSettings & { readonly placeholder: string };
@@ -303,7 +284,7 @@ class TaskRun {
       deadline: spec.deadline,
       hostLimitAt: limit === undefined ? undefined : Date.now() + limit,
       now: Date.now,
-      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+      signal: this.options.signal,
       onStop: (reason) => {
         this.attachment.appendEvent("stopping", { reason });
         this.note(`stopping the sandbox: ${STOP_WORDS[reason]}`);

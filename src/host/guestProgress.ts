@@ -6,7 +6,7 @@ import { constants, createWriteStream, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { cleanText, Log, LogWriter } from "../protocol/index.js";
 import { openNoFollowSync } from "../store/index.js";
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "./limits.js";
 import type { Reporter } from "./reporter.js";
 
 /** Where a guest line goes besides the log: the task's events. */

@@ -2,10 +2,11 @@
 // the ids, which come from the spec at each attach) and the host's own choices for running it.
 // Values of variables passed in with --env are never stored: only their names.
 import { z } from "zod";
-import { checkSettings, cleanLine, type Settings } from "../protocol/index.js";
+import { errorMessage } from "../lang/index.js";
+import { checkSettings, firstIssue, type Settings } from "../protocol/index.js";
 import { NotAHostTaskError, noHostSettings } from "./errors.js";
-import { HOST_LIMITS } from "./hostLimits.js";
-import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./toolRules.js";
+import { HOST_LIMITS } from "./limits.js";
+import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./channel/index.js";
 
 /** The sandbox backends a task may name. `none` only ever when asked for. */
 export const SANDBOX_CHOICES = ["bwrap", "none"] as const;
@@ -41,8 +42,8 @@ const hostSettingsSchema = z
       .optional(),
     /**
      * How the host answers the agent's permission prompts beyond the agent's own `approve`
-     * policy: allow and deny rules by tool and pattern (see toolRules.ts), and how long a prompt
-     * waits for a person under `prompt`.
+     * policy: allow and deny rules by tool and pattern (see channel/toolRules.ts), and how long a
+     * prompt waits for a person under `prompt`.
      */
     approval: z
       .object({
@@ -87,18 +88,12 @@ export function hostSettings(input: HostSettingsInput): Record<string, unknown> 
 export function readHostSettings(id: string, settings: Record<string, unknown>): HostSettings {
   const parsed = hostSettingsSchema.safeParse(settings);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "settings";
-    throw new NotAHostTaskError(
-      noHostSettings(id, `${cleanLine(where)}: ${cleanLine(issue?.message ?? "")}`),
-    );
+    throw new NotAHostTaskError(noHostSettings(id, firstIssue(parsed.error, "settings")));
   }
   try {
     return { ...parsed.data, guest: checkSettings(parsed.data.guest) };
   } catch (error) {
-    throw new NotAHostTaskError(
-      noHostSettings(id, error instanceof Error ? error.message : String(error)),
-    );
+    throw new NotAHostTaskError(noHostSettings(id, errorMessage(error)));
   }
 }
 

@@ -1,7 +1,7 @@
 // What git's strict object check says about a pack it refuses, read into problems a person can
 // act on: which object, git's message id for the problem (hasDotgit, gitmodulesUrl, ...), what
 // that means for their repository, and git's own words, cleaned.
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "./limits.js";
 import { shortText } from "./reporter.js";
 
 /** One problem git's fsck reported for one object of a pack. */

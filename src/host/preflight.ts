@@ -20,7 +20,7 @@ import {
 import type { Tasks, TaskSpec } from "../store/index.js";
 import { findAgentProgram, type AgentProgram } from "./agentProgram.js";
 import { agentVariables } from "./agentVariables.js";
-import type { ApprovalRules, ApprovePolicy } from "./approvalPolicy.js";
+import { parseToolRules, type ApprovalRules, type ApprovePolicy } from "./channel/index.js";
 import {
   AgentMissingError,
   AgentUnusableError,
@@ -31,8 +31,7 @@ import {
   NotAHostTaskError,
   noHostSettings,
 } from "./errors.js";
-import { HOST_LIMITS } from "./hostLimits.js";
-import { parseToolRules } from "./toolRules.js";
+import { HOST_LIMITS } from "./limits.js";
 import { guestProgram, type GuestProgram } from "./guestProgram.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 

@@ -3,7 +3,7 @@
 // Elsewhere: labelled log lines. Every text is cleaned first; the guest's lines are sandbox text.
 import type { Writable } from "node:stream";
 import { cleanLine, cutText, Log } from "../protocol/index.js";
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "./limits.js";
 
 export interface Reporter {
   /** One line of the guest's progress (already cleaned; cleaned again here all the same). */

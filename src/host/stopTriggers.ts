@@ -3,7 +3,7 @@
 // the host refused, or a bound of the sandbox (memory, processes, disk) reached. The first reason
 // wins; it is reported once.
 import { watch, type FSWatcher } from "node:fs";
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "./limits.js";
 
 export type StopReason = "cancel" | "deadline" | "host_timeout" | "interrupt" | "refused" | "bound";
 

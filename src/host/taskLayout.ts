@@ -1,12 +1,10 @@
-// The host's files inside a task's directory, beside the store's own. share/, workspace/ and
-// egress/ are made fresh for each attach and removed after it; results/ keeps what was verified.
+// The host's files inside a task's directory, beside the store's own: the store names the task's
+// directory and its results/, the host adds its own. share/, workspace/ and egress/ are made fresh
+// for each attach and removed after it; results/ keeps what was verified.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { RESULT_FILE_NAMES } from "../protocol/index.js";
-import { isRealDir, refuseLink } from "../store/index.js";
-
-/** The store's directory of tasks inside the data directory (DESIGN.md "The store"). */
-const TASKS_DIR = "tasks";
+import { isRealDir, refuseLink, TaskPaths } from "../store/index.js";
 
 export const HOST_FILES = {
   /** The task share the sandbox mounts read-only. */
@@ -23,13 +21,11 @@ export const HOST_FILES = {
   proxyLog: "proxy.log",
 } as const;
 
-export interface TaskLayout {
-  id: string;
-  dir: string;
+/** The store's paths of the task that the host uses, and the host's own. */
+export interface TaskLayout extends Pick<TaskPaths, "id" | "dir" | "results"> {
   share: string;
   workspace: string;
   egress: string;
-  results: string;
   guestLog: string;
   hostLog: string;
   proxyLog: string;
@@ -39,8 +35,7 @@ export interface TaskLayout {
 
 /** Pure: where each of the host's files of task `id` is. */
 export function taskLayout(dataDir: string, id: string): TaskLayout {
-  const dir = join(dataDir, TASKS_DIR, id);
-  const results = join(dir, "results");
+  const { dir, results } = new TaskPaths(dataDir, id);
   return {
     id,
     dir,

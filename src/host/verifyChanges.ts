@@ -5,7 +5,8 @@
 // fetched later.
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { checkBundle, cleanLine, readBundleHeaderFile, WardenError } from "../protocol/index.js";
+import { checkBundle, readBundleHeaderFile } from "../protocol/index.js";
+import { errorText } from "./errorText.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo } from "./scratchRepo.js";
 import { unbundleStrictly } from "./unbundleStrictly.js";
@@ -24,11 +25,6 @@ export interface VerifyInput {
   objectFormat: "sha1" | "sha256";
   /** Where the scratch repository is made (the task's directory, never the user's repo). */
   scratchParent: string;
-}
-
-function message(error: unknown): string {
-  if (error instanceof WardenError) return error.message;
-  return cleanLine(error instanceof Error ? error.message : String(error));
 }
 
 export async function verifyChanges(input: VerifyInput): Promise<BundleFacts> {
@@ -56,6 +52,6 @@ export async function verifyChanges(input: VerifyInput): Promise<BundleFacts> {
     return { kind: "verified", head, commits };
   } catch (error) {
     await rm(input.bundle, { force: true });
-    return { kind: "refused", error: `changes.bundle was refused: ${message(error)}` };
+    return { kind: "refused", error: `changes.bundle was refused: ${errorText(error)}` };
   }
 }

@@ -10,9 +10,8 @@
 export const AGENTS = ["claude", "codex", "gemini", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
 
-/** The settings only some agents take. */
-export const AGENT_ONLY_FIELDS = [
-  "command",
+/** The settings Claude Code takes beyond the common ones: every agent-only one but `command`. */
+const CLAUDE_FIELDS = [
   "allowedTools",
   "disallowedTools",
   "appendSystemPrompt",
@@ -21,6 +20,9 @@ export const AGENT_ONLY_FIELDS = [
   "maxTurns",
   "maxBudgetUSD",
 ] as const;
+
+/** The settings only some agents take. */
+export const AGENT_ONLY_FIELDS = ["command", ...CLAUDE_FIELDS] as const;
 export type AgentField = (typeof AGENT_ONLY_FIELDS)[number];
 
 /** A model API an agent calls through the host's relay. */
@@ -42,15 +44,7 @@ export interface AgentProfile {
 
 export const AGENT_PROFILES = {
   claude: {
-    fields: [
-      "allowedTools",
-      "disallowedTools",
-      "appendSystemPrompt",
-      "approve",
-      "agentProgram",
-      "maxTurns",
-      "maxBudgetUSD",
-    ],
+    fields: CLAUDE_FIELDS,
     program: "claude",
     install: "Claude Code (`npm install -g @anthropic-ai/claude-code`)",
     api: "anthropic",

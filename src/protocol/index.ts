@@ -26,6 +26,7 @@ export {
   type WardenErrorOptions,
 } from "./errors.js";
 export { cleanText, cleanLine, indent, cutText } from "./clean.js";
+export { firstIssue } from "./schemaIssue.js";
 export {
   AGENTS,
   agentTakes,

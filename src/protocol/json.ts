@@ -1,4 +1,5 @@
 // Strict JSON from untrusted bytes: bounded, valid UTF-8, a single value with nothing after it.
+import { errorMessage } from "../lang/index.js";
 import { cleanLine } from "./clean.js";
 import type { WardenError } from "./errors.js";
 
@@ -23,8 +24,6 @@ export function parseJsonStrict(
     // JSON.parse refuses trailing data, NaN and Infinity: none of them is JSON.
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw fail(
-      `${what} is not JSON: ${cleanLine(error instanceof Error ? error.message : String(error))}`,
-    );
+    throw fail(`${what} is not JSON: ${cleanLine(errorMessage(error))}`);
   }
 }

@@ -1,10 +1,10 @@
 // result.json: what the guest claims happened. Every text in it is free text from a possibly
 // hostile sandbox: bounded here, cleaned before it is shown.
 import { z } from "zod";
-import { cleanLine } from "./clean.js";
 import { BadResultsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
+import { firstIssue } from "./schemaIssue.js";
 import { RESULT_FILE_NAMES, type ResultFileName } from "./names.js";
 
 /** A git object id: 40 (sha1) or 64 (sha256) lowercase hex digits. */
@@ -55,11 +55,9 @@ export const resultSchema = z
 
 export type Result = z.infer<typeof resultSchema>;
 
-/** What is wrong with a result, its path and message cleaned: both may be sandbox text. */
+/** What is wrong with a result: its path and message may be sandbox text. */
 function describe(error: z.ZodError): string {
-  const issue = error.issues[0];
-  const where = issue?.path.length ? issue.path.join(".") : "result.json";
-  return `bad result.json: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`;
+  return `bad result.json: ${firstIssue(error, "result.json")}`;
 }
 
 /** Parses and checks result.json from its bytes. Throws BadResultsError. */

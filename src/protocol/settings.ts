@@ -1,7 +1,7 @@
 // task.json: how the guest runs the task. Checked by the host before it writes the share and
 // by the guest before it runs anything; both refuse unknown fields.
 import { z } from "zod";
-import { cleanLine } from "./clean.js";
+import { firstIssue } from "./schemaIssue.js";
 import { BadSettingsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
@@ -197,14 +197,9 @@ export type Settings = z.infer<typeof settingsSchema>;
 export function checkSettings(value: unknown): Settings {
   const parsed = settingsSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "task.json";
-    throw new BadSettingsError(
-      `bad settings: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`,
-      {
-        hint: "fix task.json: unknown fields, negative or non-finite numbers and unsafe names are refused",
-      },
-    );
+    throw new BadSettingsError(`bad settings: ${firstIssue(parsed.error, "task.json")}`, {
+      hint: "fix task.json: unknown fields, negative or non-finite numbers and unsafe names are refused",
+    });
   }
   return parsed.data;
 }

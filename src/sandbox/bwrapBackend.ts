@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { errorMessage } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { checkPathsExist } from "./checkPaths.js";
 import { findRunnerPid } from "./findRunner.js";
@@ -21,7 +22,7 @@ import { StartedSandbox } from "./runningSandbox.js";
 import type { BackendCheck, RunningSandbox, SandboxBackend } from "./sandboxBackend.js";
 import { SandboxCgroup } from "./sandboxCgroup.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 import { activeLimits, type SandboxLimits, type SandboxRequest } from "./sandboxRequest.js";
 import { spawnCommand, type SpawnedCommand } from "./spawnCommand.js";
 
@@ -247,7 +248,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       if (exit.code === 0 && out === "ok") return "no seccomp";
       return `a trial sandbox failed (exit ${String(exit.code ?? exit.signal)}): ${cleanLine(err.trim())}`;
     } catch (error) {
-      return `a trial sandbox failed: ${cleanLine(error instanceof Error ? error.message : String(error))}`;
+      return `a trial sandbox failed: ${cleanLine(errorMessage(error))}`;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

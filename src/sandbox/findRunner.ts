@@ -1,7 +1,7 @@
 // Finds the runner's host pid inside a bwrap sandbox, to send it SIGTERM.
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 
 /**
  * The host pid of the runner: the child of the sandbox's first process whose pid inside the

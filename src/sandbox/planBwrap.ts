@@ -4,7 +4,7 @@ import { SandboxUnavailableError } from "./errors.js";
 import { DENIED_SYSCALLS } from "./syscallTable.js";
 import type { SeccompPlan } from "./seccompFilter.js";
 import type { SandboxIdentity } from "./sandboxIdentity.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 import { RUNNER_ENV, RUNNER_FLAGS, SANDBOX_PATHS, socketFileName } from "./sandboxPaths.js";
 import {
   activeLimits,

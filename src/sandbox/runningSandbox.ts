@@ -1,8 +1,9 @@
 // A started sandbox: its streams, its exit, and stopping it politely, then for certain.
 import type { Readable } from "node:stream";
+import { within } from "../lang/index.js";
 import type { RunningSandbox, SandboxExit } from "./sandboxBackend.js";
 import type { SandboxBound } from "./sandboxBounds.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 
 /** What differs between backends once the process runs. */
 export interface SandboxControl {
@@ -104,16 +105,7 @@ export class StartedSandbox implements RunningSandbox {
     let stopped = false;
     if (runner !== null && !this.hasEnded()) {
       sendSignal(runner, "SIGTERM");
-      let timer: NodeJS.Timeout | undefined;
-      stopped = await Promise.race([
-        this.exit.then(() => true),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => {
-            resolve(false);
-          }, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      stopped = (await within(this.exit, graceMs)) !== undefined;
     }
     if (!stopped && !this.hasEnded()) await this.control.killAll();
     await this.exit;

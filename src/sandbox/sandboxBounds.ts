@@ -1,7 +1,7 @@
 // The bounds a running sandbox can trip, and how the host measures the workspace's share of disk.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CgroupDir, CgroupPlan } from "./planCgroup.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 
 function describe(error: unknown): string {
   const e = error as NodeJS.ErrnoException;

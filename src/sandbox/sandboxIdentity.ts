@@ -1,6 +1,6 @@
 // Which host uid a sandbox's processes are: never root, whatever uid warden runs as.
 import { BadSandboxIdentityError } from "./errors.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 
 /** The variable that names a dedicated sandbox uid (and gid) when warden runs as root. */
 export const SANDBOX_UID_VARIABLE = "WARDEN_SANDBOX_UID";

@@ -1,7 +1,7 @@
 // What the host asks of a sandbox, whichever backend runs it, and the checks every backend makes.
 import { posix } from "node:path";
 import { BadSandboxRequestError } from "./errors.js";
-import { SANDBOX_LIMITS } from "./sandboxLimits.js";
+import { SANDBOX_LIMITS } from "./limits.js";
 import { SANDBOX_PATHS } from "./sandboxPaths.js";
 
 /** A host unix socket the runner may connect to, as `<sockets dir>/<name>.sock`. */

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { cutText } from "../protocol/index.js";
-import { acquireLock } from "./attachLock.js";
+import { withBriefLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
 import { ChangeBell } from "./changeBell.js";
 import {
@@ -16,13 +16,11 @@ import {
   ApprovalsFullError,
   damaged,
   hasFinished,
-  LockBusyError,
-  lockTakenTooLong,
   noApprovalRequest,
   StoreCorruptError,
   TaskFinishedError,
 } from "./errors.js";
-import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+import { STORE_LIMITS } from "./limits.js";
 import { readTerminal } from "./readTask.js";
 import type { TaskPaths } from "./taskDir.js";
 
@@ -79,16 +77,6 @@ export async function readApprovals(paths: TaskPaths): Promise<ApprovalRequest[]
   return parsed.data.requests;
 }
 
-async function withApprovalsLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireLock(paths.approvalsLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
-  if (lock === undefined) throw new LockBusyError(lockTakenTooLong(paths.approvalsLock));
-  try {
-    return await fn();
-  } finally {
-    lock.release();
-  }
-}
-
 async function writeApprovals(
   paths: TaskPaths,
   requests: ApprovalRequest[],
@@ -109,7 +97,7 @@ export async function openApproval(
   at: number,
   hooks: StoreHooks,
 ): Promise<ApprovalRequest> {
-  return withApprovalsLock(paths, async () => {
+  return withBriefLock(paths.approvalsLock, async () => {
     const requests = await readApprovals(paths);
     if (requests.length >= STORE_LIMITS.approvalRequests) {
       throw new ApprovalsFullError(
@@ -146,7 +134,7 @@ export async function answerApproval(
   at: number,
   hooks: StoreHooks,
 ): Promise<ApprovalRequest> {
-  return withApprovalsLock(paths, async () => {
+  return withBriefLock(paths.approvalsLock, async () => {
     const requests = await readApprovals(paths);
     const request = requests.find((r) => r.n === n);
     if (request === undefined) throw new ApprovalNotFoundError(noApprovalRequest(paths.id, n));
@@ -199,7 +187,7 @@ export async function expireApprovals(
   hooks: StoreHooks,
 ): Promise<number> {
   if (!existsSync(paths.approvals)) return 0;
-  return withApprovalsLock(paths, async () => {
+  return withBriefLock(paths.approvalsLock, async () => {
     const requests = await readApprovals(paths);
     const pending = requests.filter((r) => r.state === "pending");
     if (pending.length === 0) return 0;

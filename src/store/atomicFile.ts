@@ -67,6 +67,11 @@ export async function readJsonFile(path: string): Promise<unknown> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+  return parseJsonFile(path, text);
+}
+
+/** The JSON value of the text of a file of the store's: text that is not JSON is damage. */
+export function parseJsonFile(path: string, text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

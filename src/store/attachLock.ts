@@ -6,6 +6,7 @@
 import { closeSync, constants, ftruncateSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FILE_MODE } from "./atomicFile.js";
+import { LockBusyError, lockTakenTooLong } from "./errors.js";
 import { tryFlock, unflock } from "./flock.js";
 import { STORE_TIMING } from "./limits.js";
 import { readHolder, type LockHolder, type LockPurpose } from "./lockHolder.js";
@@ -99,6 +100,20 @@ export async function acquireLock(
   }
   closeSync(fd);
   return undefined;
+}
+
+/**
+ * Runs `fn` holding a lock whose holders are brief (inbox.lock, approvals.lock, waits/.lock); a
+ * lock that stays taken for 10 s is LockBusyError, not a hang.
+ */
+export async function withBriefLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireLock(path, { waitMs: STORE_TIMING.fileLockTimeoutMs });
+  if (lock === undefined) throw new LockBusyError(lockTakenTooLong(path));
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
 }
 
 /** Whether an exclusive holder has the lock now, taking a shared lock for a moment to see. */

@@ -2,6 +2,7 @@
 // answers messages, and writes terminal.json as its last act. Everything else only reads.
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { definedFields } from "../lang/index.js";
 import type { HeldLock } from "./attachLock.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import type { StoreContext } from "./context.js";
@@ -222,8 +223,7 @@ export class Attachment {
         const record = await withInboxLock(this.#paths, async () => {
           if (this.#runningChildren().length > 0) return undefined;
           const at = this.#ctx.now();
-          const finished: Record<string, unknown> = { state: input.state };
-          if (input.stoppedBy !== undefined) finished.stoppedBy = input.stoppedBy;
+          const finished = definedFields({ state: input.state, stoppedBy: input.stoppedBy });
           this.#log.appendStoreEvent(STORE_EVENTS.finished, finished, at);
           const built = buildTerminal(input, {
             at,

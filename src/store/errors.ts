@@ -123,15 +123,19 @@ export class TaskCancellingError extends StoreError {
   readonly exitClass = "operational";
 }
 
-export class TaskFinishedError extends StoreError {
-  static override readonly hint = "create a new task to do more work";
-  readonly code: string = "TASK_FINISHED";
-  readonly exitClass = "operational";
+/** A refusal because the task has ended: it carries the record of how. */
+abstract class TaskEndedError extends StoreError {
   readonly terminal: TerminalRecord;
   constructor(message: string, options: WardenErrorOptions & { terminal: TerminalRecord }) {
     super(message, options);
     this.terminal = options.terminal;
   }
+}
+
+export class TaskFinishedError extends TaskEndedError {
+  static override readonly hint = "create a new task to do more work";
+  readonly code: string = "TASK_FINISHED";
+  readonly exitClass = "operational";
 }
 
 /** Task `id`, which ended as `terminal` says, cannot do `what`. */
@@ -140,15 +144,10 @@ export function hasFinished(id: string, terminal: TerminalRecord, what: string):
 }
 
 /** attach found the task past its deadline and recorded it failed/deadline. */
-export class DeadlinePassedError extends StoreError {
+export class DeadlinePassedError extends TaskEndedError {
   static override readonly hint = "create a new task with a later deadline to run it again";
   readonly code: string = "DEADLINE_PASSED";
   readonly exitClass = "bound";
-  readonly terminal: TerminalRecord;
-  constructor(message: string, options: WardenErrorOptions & { terminal: TerminalRecord }) {
-    super(message, options);
-    this.terminal = options.terminal;
-  }
 }
 
 export class TaskRunningError extends StoreError {
@@ -229,32 +228,30 @@ export function relationText(edge: CancelRefusal | WaitRefusal | ApproveRefusal)
   }[edge];
 }
 
-export type CancelRefusal = "ancestor" | "peer" | "other_tree";
-
-export class CancelNotAllowedError extends StoreError {
-  static override readonly hint =
-    "a task may cancel only itself and its descendants; ask the owner of that task instead";
-  readonly code: string = "CANCEL_NOT_ALLOWED";
+/** A refusal of cancel, wait or approve for how the two tasks stand to each other: its `edge`. */
+abstract class EdgeRefusalError<Edge extends string> extends StoreError {
   readonly exitClass = "usage";
-  readonly edge: CancelRefusal;
-  constructor(message: string, options: WardenErrorOptions & { edge: CancelRefusal }) {
+  readonly edge: Edge;
+  constructor(message: string, options: WardenErrorOptions & { edge: Edge }) {
     super(message, options);
     this.edge = options.edge;
   }
 }
 
+export type CancelRefusal = "ancestor" | "peer" | "other_tree";
+
+export class CancelNotAllowedError extends EdgeRefusalError<CancelRefusal> {
+  static override readonly hint =
+    "a task may cancel only itself and its descendants; ask the owner of that task instead";
+  readonly code: string = "CANCEL_NOT_ALLOWED";
+}
+
 export type WaitRefusal = "self" | "ancestor" | "peer" | "not_a_root";
 
-export class WaitNotAllowedError extends StoreError {
+export class WaitNotAllowedError extends EdgeRefusalError<WaitRefusal> {
   static override readonly hint =
     "a task may wait only on its descendants or on an independent root";
   readonly code: string = "WAIT_NOT_ALLOWED";
-  readonly exitClass = "usage";
-  readonly edge: WaitRefusal;
-  constructor(message: string, options: WardenErrorOptions & { edge: WaitRefusal }) {
-    super(message, options);
-    this.edge = options.edge;
-  }
 }
 
 export class WaitCycleError extends StoreError {
@@ -363,14 +360,8 @@ export class ApprovalsFullError extends StoreError {
 export type ApproveRefusal = "self" | "ancestor" | "peer" | "other_tree";
 
 /** A task answering a prompt it may not: its own, or one of a task above or beside it. */
-export class ApproveNotAllowedError extends StoreError {
+export class ApproveNotAllowedError extends EdgeRefusalError<ApproveRefusal> {
   static override readonly hint =
     "a task may answer only its descendants' requests; a person answers from outside any task";
   readonly code: string = "APPROVE_NOT_ALLOWED";
-  readonly exitClass = "usage";
-  readonly edge: ApproveRefusal;
-  constructor(message: string, options: WardenErrorOptions & { edge: ApproveRefusal }) {
-    super(message, options);
-    this.edge = options.edge;
-  }
 }

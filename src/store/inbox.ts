@@ -4,14 +4,12 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
 import { cutText, TASK_ID } from "../protocol/index.js";
-import { acquireLock } from "./attachLock.js";
+import { withBriefLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
 import {
   damaged,
   hasFinished,
   InboxFullError,
-  LockBusyError,
-  lockTakenTooLong,
   MessageEmptyError,
   MessageNotTextError,
   MessageStateError,
@@ -22,7 +20,7 @@ import {
   TaskCancellingError,
   TaskFinishedError,
 } from "./errors.js";
-import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+import { STORE_LIMITS } from "./limits.js";
 import { decodeInputText } from "./inputText.js";
 import type { TaskPaths } from "./taskDir.js";
 import { readTerminal } from "./readTask.js";
@@ -63,13 +61,7 @@ export async function readInbox(paths: TaskPaths): Promise<InboxMessage[]> {
 
 /** Runs `fn` holding inbox.lock; a lock that stays taken for 10 s is an error, not a hang. */
 export async function withInboxLock<T>(paths: TaskPaths, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireLock(paths.inboxLock, { waitMs: STORE_TIMING.fileLockTimeoutMs });
-  if (lock === undefined) throw new LockBusyError(lockTakenTooLong(paths.inboxLock));
-  try {
-    return await fn();
-  } finally {
-    lock.release();
-  }
+  return withBriefLock(paths.inboxLock, fn);
 }
 
 /**

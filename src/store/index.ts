@@ -40,6 +40,7 @@ export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
 export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";
 export { resolveDataDir, type DataDirChoice } from "./dataDir.js";
+export { TaskPaths } from "./taskDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export type { StoreHooks } from "./atomicFile.js";
 export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";

@@ -2,7 +2,7 @@
 // (events.jsonl) appended in whole lines, so a reader never needs to exclude a writer. None is
 // read through a link planted in its place (PLANTED_LINK).
 import { existsSync, readdirSync } from "node:fs";
-import { readJsonFile } from "./atomicFile.js";
+import { parseJsonFile, readJsonFile } from "./atomicFile.js";
 import { damaged, noSuchTask, StoreCorruptError, TaskNotFoundError } from "./errors.js";
 import { storedSpecSchema, type StoredSpec, type TaskSpec } from "./spec.js";
 import type { TaskPaths } from "./taskDir.js";
@@ -16,13 +16,7 @@ import {
 } from "./terminalRecord.js";
 
 function parseSpec(path: string, text: string): StoredSpec {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new StoreCorruptError(damaged(path, "not JSON"), { cause: error });
-  }
-  const parsed = storedSpecSchema.safeParse(value);
+  const parsed = storedSpecSchema.safeParse(parseJsonFile(path, text));
   if (!parsed.success) throw new StoreCorruptError(damaged(path, "not a task spec"));
   return parsed.data;
 }
@@ -30,6 +24,16 @@ function parseSpec(path: string, text: string): StoredSpec {
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** A file's text, read without following a link; undefined when it is not there. */
+function readTextIfThereSync(path: string): string | undefined {
+  try {
+    return readTextNoFollowSync(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 /** spec.json; a missing one means there is no such task (task directories appear whole). */
@@ -46,14 +50,8 @@ export async function readSpec(paths: TaskPaths): Promise<StoredSpec> {
 
 /** readSpec without yielding to the event loop, for listing thousands of tasks. */
 export function readSpecSync(paths: TaskPaths): StoredSpec | undefined {
-  let text: string;
-  try {
-    text = readTextNoFollowSync(paths.spec);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-  return parseSpec(paths.spec, text);
+  const text = readTextIfThereSync(paths.spec);
+  return text === undefined ? undefined : parseSpec(paths.spec, text);
 }
 
 /** The spec with its prompt. */
@@ -77,32 +75,17 @@ export async function readTerminal(paths: TaskPaths): Promise<TerminalRecord | u
 export function readTerminalSync(paths: TaskPaths): TerminalRecord | undefined {
   // Most tasks a list reads are unfinished: a stat is cheaper than a failed open that throws.
   if (!existsSync(paths.terminal)) return undefined;
-  let text: string;
-  try {
-    text = readTextNoFollowSync(paths.terminal);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new StoreCorruptError(damaged(paths.terminal, "not JSON"), { cause: error });
-  }
-  return parseTerminal(paths.terminal, value);
+  const text = readTextIfThereSync(paths.terminal);
+  return text === undefined
+    ? undefined
+    : parseTerminal(paths.terminal, parseJsonFile(paths.terminal, text));
 }
 
 /** The cancel request, if there is one. The file appears whole (it is linked into place). */
 export function readCancelSync(paths: TaskPaths): CancelRequest | undefined {
   if (!existsSync(paths.cancel)) return undefined;
-  let text: string;
-  try {
-    text = readTextNoFollowSync(paths.cancel);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
+  const text = readTextIfThereSync(paths.cancel);
+  if (text === undefined) return undefined;
   try {
     return cancelRequestSchema.parse(JSON.parse(text));
   } catch (error) {

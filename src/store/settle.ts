@@ -78,10 +78,7 @@ export async function recordSettlement(
 ): Promise<TerminalRecord> {
   const attachment = await Attachment.begin(ctx, paths, spec, lock, "record");
   try {
-    return await attachment.finish(
-      settlement.input,
-      childWaitMs === undefined ? {} : { childWaitMs },
-    );
+    return await attachment.finish(settlement.input, { childWaitMs });
   } finally {
     attachment.release();
   }

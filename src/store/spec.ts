@@ -1,7 +1,7 @@
 // The task spec: what a creator gives (TaskSpecInput, checked with zod) and what spec.json holds
 // (StoredSpec), written once and never rewritten. The prompt lives beside it in prompt.md.
 import { z } from "zod";
-import { cleanLine, cutText, MAX_HOP, TASK_ID } from "../protocol/index.js";
+import { cleanLine, cutText, firstIssue, MAX_HOP, TASK_ID } from "../protocol/index.js";
 import {
   BadSpecError,
   HopTooDeepError,
@@ -104,11 +104,7 @@ export type CheckedInput = Omit<z.infer<typeof taskSpecInputSchema>, "prompt"> &
 export function checkSpecInput(value: unknown): CheckedInput {
   const parsed = taskSpecInputSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "spec";
-    throw new BadSpecError(
-      `bad task spec: ${cleanLine(where)}: ${cleanLine(issue?.message ?? "invalid")}`,
-    );
+    throw new BadSpecError(`bad task spec: ${firstIssue(parsed.error, "spec")}`);
   }
   return { ...parsed.data, prompt: checkPrompt(parsed.data.prompt) };
 }

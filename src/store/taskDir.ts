@@ -27,7 +27,7 @@ export const TASK_FILES = {
   approvalsLock: "approvals.lock",
 } as const;
 
-/** The paths of one task, by name. */
+/** The paths of one task, by name; the host's layout (host/taskLayout.ts) adds its own to them. */
 export class TaskPaths {
   readonly dir: string;
   constructor(

@@ -280,7 +280,7 @@ export class Tasks {
         decision,
         answeredBy: "person",
         by,
-        ...(options.reason === undefined ? {} : { reason: options.reason }),
+        reason: options.reason,
       },
       this.#ctx.now(),
       this.#ctx.hooks,

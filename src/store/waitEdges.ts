@@ -5,10 +5,9 @@
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { acquireLock, probeLock, type HeldLock } from "./attachLock.js";
+import { acquireLock, probeLock, withBriefLock, type HeldLock } from "./attachLock.js";
 import { DATA_DIRS } from "./dataDir.js";
-import { LockBusyError, lockTakenTooLong, WaitCycleError } from "./errors.js";
-import { STORE_TIMING } from "./limits.js";
+import { WaitCycleError } from "./errors.js";
 import { closesCycle } from "./policy.js";
 import { isTaskId } from "./taskId.js";
 
@@ -61,11 +60,7 @@ export async function registerWaitEdge(
   toRoot: string,
 ): Promise<WaitEdge> {
   const dir = join(dataDir, DATA_DIRS.waits);
-  const graphLock = await acquireLock(join(dir, GRAPH_LOCK), {
-    waitMs: STORE_TIMING.fileLockTimeoutMs,
-  });
-  if (graphLock === undefined) throw new LockBusyError(lockTakenTooLong(join(dir, GRAPH_LOCK)));
-  try {
+  return withBriefLock(join(dir, GRAPH_LOCK), async () => {
     if (closesCycle(liveEdges(dir), fromRoot, toRoot)) {
       throw new WaitCycleError(
         `task ${by} may not wait on ${toRoot}: that tree is already waiting on this one`,
@@ -75,7 +70,5 @@ export async function registerWaitEdge(
     const edgeLock = await acquireLock(path, { waitMs: 0 });
     if (edgeLock === undefined) throw new Error(`a fresh wait edge ${path} was locked`);
     return new WaitEdge(path, edgeLock);
-  } finally {
-    graphLock.release();
-  }
+  });
 }

@@ -4,17 +4,14 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import {
-  CODEX_HOME_DIR,
   adapterFor,
-  codexTaskOf,
-  createCodexAgent,
-  createGeminiAgent,
-  geminiTaskOf,
   type AgentAdapter,
   type AgentEvent,
   type AgentLaunch,
   type AgentTask,
 } from "../../src/agents/index.js";
+import { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "../../src/agents/codex/index.js";
+import { createGeminiAgent, geminiTaskOf } from "../../src/agents/gemini/index.js";
 import { BadSettingsError, checkSettings, type Settings } from "../../src/protocol/index.js";
 import { ofType } from "./streamKit.js";
 

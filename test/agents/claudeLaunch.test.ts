@@ -1,16 +1,13 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { BadSettingsError, checkSettings, type Settings } from "../../src/protocol/index.js";
-import { CLAUDE_ENV, adapterFor, claudeLaunch, userMessageLine } from "../../src/agents/index.js";
+import { adapterFor } from "../../src/agents/index.js";
+import { CLAUDE_ENV, claudeLaunch } from "../../src/agents/claude/launch.js";
+import { userMessageLine } from "../../src/agents/claude/input.js";
 
-const STREAM_ARGS = [
-  "--print",
-  "--output-format",
-  "stream-json",
-  "--verbose",
-  "--input-format",
-  "stream-json",
-];
+/** Print mode, reading and writing stream-json: the options every launch starts with. */
+const STREAM_ARGS =
+  "--print --output-format stream-json --verbose --input-format stream-json".split(" ");
 
 function launch(settings: Omit<Settings, "agent">, prompt = "do it") {
   return claudeLaunch({ settings: checkSettings({ agent: "claude", ...settings }), prompt });

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import { SYNTHESIZED_TERMINAL_REASON, adapterFor, claudeOutcome } from "../../src/agents/index.js";
+import { adapterFor } from "../../src/agents/index.js";
+import { SYNTHESIZED_TERMINAL_REASON, claudeOutcome } from "../../src/agents/claude/outcome.js";
 import { capturedLastLine } from "./streamKit.js";
 
 /** The last line of a captured stream (`run1` is fixtures/claude-run1.jsonl), parsed. */

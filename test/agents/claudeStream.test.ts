@@ -2,7 +2,8 @@
 // golden inputs are the real streams captured from Claude Code 2.1.332.
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import { AGENT_EVENT_LIMITS, ClaudeStreamReader, type AgentEvent } from "../../src/agents/index.js";
+import { AGENT_EVENT_LIMITS, type AgentEvent } from "../../src/agents/index.js";
+import { ClaudeStreamReader } from "../../src/agents/claude/stream.js";
 import { capturedLines, ofType, readLines } from "./streamKit.js";
 
 /** One run's events from a captured stream (`run1` is fixtures/claude-run1.jsonl). */

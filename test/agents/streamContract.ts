@@ -7,12 +7,8 @@
 // live, in whatever chunks it arrives, reads as the captured file does.
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import {
-  AGENT_EVENT_LIMITS,
-  CLAUDE_LIMITS,
-  type AgentEvent,
-  type StreamReader,
-} from "../../src/agents/index.js";
+import { AGENT_EVENT_LIMITS, type AgentEvent, type StreamReader } from "../../src/agents/index.js";
+import { CLAUDE_LIMITS } from "../../src/agents/limits.js";
 import { BLANK, HOSTILE_LINES, NOT_OBJECTS } from "./hostileLines.js";
 import {
   capturedLines,

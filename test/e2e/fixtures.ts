@@ -66,6 +66,16 @@ export function startCli(dataDir: string, args: string[], options: CliOptions = 
   return child;
 }
 
+/** The arguments of `warden run` of a task in `repo`: its options, then the agent's command. */
+export function runArgs(
+  repo: string,
+  prompt: string,
+  options: readonly string[],
+  command: readonly string[],
+): string[] {
+  return ["run", "--repo", repo, "--prompt", prompt, ...options, "--", ...command];
+}
+
 /** Runs the CLI to its end. */
 export function runCli(
   dataDir: string,

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test, type TestContext } from "node:test";
-import { HOST_LIMITS } from "../../src/host/index.js";
+import { HOST_LIMITS } from "../../src/host/limits.js";
 import {
   AWAIT_RELEASE,
   collect,

@@ -6,7 +6,15 @@ import { existsSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { git, NO_SYSTEM, runCli, snapshotRepo, workspace, type Workspace } from "./fixtures.js";
+import {
+  git,
+  NO_SYSTEM,
+  runArgs,
+  runCli,
+  snapshotRepo,
+  workspace,
+  type Workspace,
+} from "./fixtures.js";
 
 describe("run, then fetch", { skip: NO_SYSTEM }, () => {
   let ws: Workspace;
@@ -40,18 +48,15 @@ describe("run, then fetch", { skip: NO_SYSTEM }, () => {
   test("the fetched branch has the agent's commit and the repository is otherwise untouched", async () => {
     const before = await snapshotRepo(ws.repo);
     const refsBefore = await git(ws.repo, "for-each-ref", "--format=%(refname) %(objectname)");
-    const run = await runCli(ws.dataDir, [
-      "run",
-      "--repo",
-      ws.repo,
-      "--prompt",
-      "say hi",
-      "--json",
-      "--",
-      "sh",
-      "-c",
-      "echo hi > hi.txt && git add hi.txt && git commit -qm hi",
-    ]);
+    const run = await runCli(
+      ws.dataDir,
+      runArgs(
+        ws.repo,
+        "say hi",
+        ["--json"],
+        ["sh", "-c", "echo hi > hi.txt && git add hi.txt && git commit -qm hi"],
+      ),
+    );
     assert.equal(run.code, 0, run.stderr);
     const view = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(view.state, "succeeded");

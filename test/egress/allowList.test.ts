@@ -1,20 +1,16 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
+import { BadAllowEntryError, UnknownPresetError, parseAllowList } from "../../src/egress/index.js";
+import { PRESETS, PRESET_NAMES } from "../../src/egress/presets.js";
+import { parseAllowEntry, type AllowList } from "../../src/egress/allowList.js";
 import {
-  BadAllowEntryError,
-  PRESETS,
-  PRESET_NAMES,
-  UnknownPresetError,
-  parseAllowEntry,
-  parseAllowList,
   parseTarget,
   planAddresses,
   planTarget,
   type AddressPlan,
-  type AllowList,
   type Target,
   type TargetPlan,
-} from "../../src/egress/index.js";
+} from "../../src/egress/checkTarget.js";
 
 function target(authority: string): Target {
   const parsed = parseTarget(authority);

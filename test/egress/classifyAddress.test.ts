@@ -1,12 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import {
-  classifyAddress,
-  describeClass,
-  inCidr,
-  parseCidr,
-  parseIp,
-} from "../../src/egress/index.js";
+import { classifyAddress, describeClass } from "../../src/egress/classifyAddress.js";
+import { inCidr, parseCidr, parseIp } from "../../src/egress/ipAddress.js";
 
 // Each row: an address, the class it must get, and (for IPv6 that carries IPv4) how.
 const REFUSED: readonly (readonly [string, string, string?])[] = [

@@ -5,13 +5,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import {
-  EGRESS_SOCKETS,
-  GUEST_PORTS,
-  makePlaceholderKey,
-  sandboxEnv,
-  startEgress,
-} from "../../src/egress/index.js";
+import { makePlaceholderKey, startEgress } from "../../src/egress/index.js";
+import { EGRESS_SOCKETS, GUEST_PORTS } from "../../src/protocol/names.js";
+import { sandboxEnv } from "../../src/egress/sandboxEnv.js";
 import { openTunnel, startEchoServer, tempDir } from "./localPeers.js";
 import { skipWhen } from "../support/skipWhen.js";
 

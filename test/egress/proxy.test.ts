@@ -6,7 +6,9 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
-import { EGRESS_LIMITS, startProxy, type RunningProxy } from "../../src/egress/index.js";
+import { startProxy } from "../../src/egress/index.js";
+import { EGRESS_LIMITS } from "../../src/egress/limits.js";
+import type { RunningProxy } from "../../src/egress/startProxy.js";
 import { forwardPorts, type ForwardedPorts } from "../../src/guest/forwardPorts.js";
 import {
   closedWithin,

@@ -4,24 +4,26 @@ import { request, createServer, type IncomingHttpHeaders, type IncomingMessage }
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
-  API_KINDS,
-  EGRESS_LIMITS,
   PLACEHOLDER_VARIABLES,
-  checkPlaceholder,
-  isCredentialHeader,
   makePlaceholderKey,
-  parseUpstream,
-  relayErrorBody,
   relaySettingsFromEnv,
-  sandboxEnv,
   startRelay,
-  checkRelayTarget,
-  upstreamHeaders,
-  upstreamPath,
-  upstreamQuery,
-  type CheckedTarget,
-  type RunningRelay,
 } from "../../src/egress/index.js";
+import { API_KINDS, relayErrorBody } from "../../src/egress/relayApis.js";
+import { EGRESS_LIMITS } from "../../src/egress/limits.js";
+import { checkPlaceholder, parseUpstream } from "../../src/egress/relaySettings.js";
+import {
+  isCredentialHeader,
+  upstreamHeaders,
+  upstreamQuery,
+} from "../../src/egress/relayHeaders.js";
+import { sandboxEnv } from "../../src/egress/sandboxEnv.js";
+import {
+  checkRelayTarget,
+  upstreamPath,
+  type CheckedTarget,
+} from "../../src/egress/relayTarget.js";
+import type { RunningRelay } from "../../src/egress/startRelay.js";
 import { forwardPorts, type ForwardedPorts } from "../../src/guest/forwardPorts.js";
 import { closeServer, listen, tempDir } from "./localPeers.js";
 import { readAnswer, withRelayOver, type Answer, type RelayOverOptions } from "./relayFixture.js";

@@ -2,7 +2,8 @@
 // whole: what the relay tests share.
 import type { IncomingHttpHeaders, IncomingMessage, Server } from "node:http";
 import { join } from "node:path";
-import { startRelay, type RelayOptions } from "../../src/egress/index.js";
+import { startRelay } from "../../src/egress/index.js";
+import type { RelayOptions } from "../../src/egress/startRelay.js";
 import { closeServer, listen, tempDir } from "./localPeers.js";
 
 export interface Answer {

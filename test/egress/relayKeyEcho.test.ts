@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { once } from "node:events";
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import { describe, test } from "node:test";
-import { KeyScrubber, keyForms } from "../../src/egress/index.js";
+import { KeyScrubber, keyForms } from "../../src/egress/keyScrubber.js";
 import { readAnswer, withRelayOver, type Answer } from "./relayFixture.js";
 
 const REAL_KEY = "sk-ant-real-key-0123456789abcdef-REAL";

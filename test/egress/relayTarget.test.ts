@@ -12,10 +12,9 @@ import {
   RelayMethodNotAllowedError,
   RelayPathNotAllowedError,
   RelayTargetFormError,
-  checkRelayTarget,
-  routeText,
-  type ApiKind,
 } from "../../src/egress/index.js";
+import { checkRelayTarget } from "../../src/egress/relayTarget.js";
+import { routeText, type ApiKind } from "../../src/egress/relayApis.js";
 import { withRelayOver } from "./relayFixture.js";
 
 const REAL_KEY = "sk-ant-real-key-0123456789abcdef-REAL";

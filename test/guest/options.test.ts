@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { GUEST_CHANNEL_LIMITS } from "../../src/guest/channelLimits.js";
+import { GUEST_CHANNEL_LIMITS } from "../../src/guest/limits.js";
 import { UsageError } from "../../src/guest/errors.js";
 import { DEFAULT_KILL_GRACE_MS, parseOptions, type GuestOptions } from "../../src/guest/options.js";
 

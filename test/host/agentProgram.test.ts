@@ -7,18 +7,11 @@ import { chmod, copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import {
-  codexNativeCandidates,
-  createTask,
-  DEV_AGENT_BIN,
-  doctorReport,
-  executeTask,
-  findAgentProgram,
-  homeExposingBind,
-  programBinds,
-  relayFor,
-} from "../../src/host/index.js";
-import { BwrapBackend } from "../../src/sandbox/index.js";
+import { createTask, doctorReport, executeTask, findAgentProgram } from "../../src/host/index.js";
+import { codexNativeCandidates } from "../../src/host/codexProgram.js";
+import { DEV_AGENT_BIN, programBinds } from "../../src/host/agentProgram.js";
+import { homeExposingBind, relayFor } from "../../src/host/preflight.js";
+import { BwrapBackend } from "../../src/sandbox/bwrapBackend.js";
 import { skipWhen } from "../support/skipWhen.js";
 import { TEST_LIMITS } from "../support/testBounds.js";
 import { hostFixture, NO_SANDBOX, type HostFixture } from "./fixtures.js";

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
-import { synthesizedClaudeResult } from "../../src/agents/index.js";
-import { decideEnd, type EndFacts } from "../../src/host/index.js";
+import { synthesizedClaudeResult } from "../../src/agents/claude/outcome.js";
+import { decideEnd, type EndFacts } from "../../src/host/decideEnd.js";
 import type { Result } from "../../src/protocol/index.js";
 import type { TerminalInput } from "../../src/store/index.js";
 

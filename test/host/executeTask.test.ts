@@ -5,14 +5,9 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { TEST_LIMITS } from "../support/testBounds.js";
-import {
-  createTask,
-  executeTask,
-  taskLayout,
-  type CreateTaskInput,
-  type ExecuteOutcome,
-  type Reporter,
-} from "../../src/host/index.js";
+import { createTask, executeTask, taskLayout, type CreateTaskInput } from "../../src/host/index.js";
+import type { ExecuteOutcome } from "../../src/host/executeTask.js";
+import type { Reporter } from "../../src/host/reporter.js";
 import type { TaskEvent, TerminalRecord } from "../../src/store/index.js";
 import { git, hostFixture, NO_SANDBOX, type HostFixture } from "./fixtures.js";
 

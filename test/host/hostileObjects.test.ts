@@ -11,16 +11,9 @@ import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { TEST_LIMITS } from "../support/testBounds.js";
-import {
-  createTask,
-  diffTask,
-  executeTask,
-  fetchTask,
-  HOST_LIMITS,
-  taskLayout,
-  verifyChanges,
-  type BundleFacts,
-} from "../../src/host/index.js";
+import { createTask, diffTask, executeTask, fetchTask, taskLayout } from "../../src/host/index.js";
+import { HOST_LIMITS } from "../../src/host/limits.js";
+import { verifyChanges, type BundleFacts } from "../../src/host/verifyChanges.js";
 import {
   git,
   gitWithInput,

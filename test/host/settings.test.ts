@@ -1,16 +1,10 @@
 // What a task stores and what it refuses before anything is written.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  agentBinds,
-  agentVariables,
-  checkEnvNames,
-  guestProgram,
-  guestSettings,
-  hostSettings,
-  readHostSettings,
-  RunnerMissingError,
-} from "../../src/host/index.js";
+import { readHostSettings, RunnerMissingError } from "../../src/host/index.js";
+import { agentBinds, guestProgram } from "../../src/host/guestProgram.js";
+import { agentVariables, checkEnvNames } from "../../src/host/agentVariables.js";
+import { guestSettings, hostSettings } from "../../src/host/hostSettings.js";
 
 const ID = "01m8mes74kraq2hdhth2mf8c4y";
 

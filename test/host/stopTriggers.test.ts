@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { dueReason, StopTriggers, type StopReason } from "../../src/host/index.js";
+import { dueReason, StopTriggers, type StopReason } from "../../src/host/stopTriggers.js";
 
 test("a cancel request comes before the bounds, and the deadline before the host's limit", () => {
   const base = { cancelRequested: false, now: 1000, deadline: 2000, hostLimitAt: 3000 };

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { verifyChanges, type BundleFacts } from "../../src/host/index.js";
+import { verifyChanges, type BundleFacts } from "../../src/host/verifyChanges.js";
 import { git, hostFixture, type HostFixture } from "./fixtures.js";
 
 let fx: HostFixture;

@@ -1,14 +1,12 @@
 // The bwrap plan and its argv, tested pure: fixed host facts in, argv out, no process started.
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import {
-  planBwrap,
-  renderBwrap,
-  SANDBOX_LIMITS,
-  type BwrapHost,
-  type SandboxCommand,
-  type SandboxRequest,
-} from "../../src/sandbox/index.js";
+import type { SandboxRequest } from "../../src/sandbox/index.js";
+import { planBwrap } from "../../src/sandbox/planBwrap.js";
+import { renderBwrap } from "../../src/sandbox/renderBwrap.js";
+import { SANDBOX_LIMITS } from "../../src/sandbox/limits.js";
+import type { BwrapHost } from "../../src/sandbox/bwrapHost.js";
+import type { SandboxCommand } from "../../src/sandbox/sandboxCommand.js";
 
 const HOST: BwrapHost = {
   bwrap: "/usr/bin/bwrap",

@@ -1,8 +1,12 @@
 // Finding cgroup sites and planning a sandbox's cgroups, tested pure on texts from real hosts.
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import { parseCgroupMounts, parseProcCgroup } from "../../src/sandbox/cgroupHost.js";
-import { planCgroup, type CgroupHost } from "../../src/sandbox/index.js";
+import {
+  parseCgroupMounts,
+  parseProcCgroup,
+  type CgroupHost,
+} from "../../src/sandbox/cgroupHost.js";
+import { planCgroup } from "../../src/sandbox/planCgroup.js";
 
 const MiB = 1024 * 1024;
 

@@ -1,12 +1,8 @@
 // The none plan, tested pure.
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import {
-  planNone,
-  renderNone,
-  type NoneHost,
-  type SandboxRequest,
-} from "../../src/sandbox/index.js";
+import type { SandboxRequest } from "../../src/sandbox/index.js";
+import { planNone, renderNone, type NoneHost } from "../../src/sandbox/planNone.js";
 
 const HOST: NoneHost = { tmpDir: "/tmp", home: "/home/alice", nodeDir: "/opt/node/bin" };
 

@@ -5,16 +5,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findProgram } from "../../src/sandbox/bwrapHost.js";
-import type {
-  RunningSandbox,
-  SandboxExit,
-  SandboxLimits,
-  SandboxRequest,
-} from "../../src/sandbox/index.js";
+import type { RunningSandbox, SandboxExit, SandboxRequest } from "../../src/sandbox/index.js";
+import type { SandboxLimits } from "../../src/sandbox/sandboxRequest.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import { TEST_LIMITS as TEST_SANDBOX_LIMITS } from "../support/testBounds.js";
 import { after, before, type TestContext } from "node:test";
-import { BwrapBackend } from "../../src/sandbox/index.js";
+import { BwrapBackend } from "../../src/sandbox/bwrapBackend.js";
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
 export const PROBE = join(FIXTURES, "probe.js");

@@ -2,12 +2,9 @@
 // where the kernel's own view of a process's ids can be read.
 import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
-import {
-  SANDBOX_LIMITS,
-  sandboxBackend,
-  type BwrapBackend,
-  type RunningSandbox,
-} from "../../src/sandbox/index.js";
+import { sandboxBackend, type RunningSandbox } from "../../src/sandbox/index.js";
+import { SANDBOX_LIMITS } from "../../src/sandbox/limits.js";
+import type { BwrapBackend } from "../../src/sandbox/bwrapBackend.js";
 import { probeSandboxIdentity, sandboxIdentity } from "../../src/sandbox/sandboxIdentity.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import {

@@ -4,7 +4,9 @@ import { strict as assert } from "node:assert";
 import { existsSync, readFileSync } from "node:fs";
 import { constants } from "node:os";
 import { describe, test } from "node:test";
-import { planBwrap, renderBwrap, type BwrapHost } from "../../src/sandbox/index.js";
+import { planBwrap } from "../../src/sandbox/planBwrap.js";
+import { renderBwrap } from "../../src/sandbox/renderBwrap.js";
+import type { BwrapHost } from "../../src/sandbox/bwrapHost.js";
 import { DENIED_SYSCALLS, type SeccompArch } from "../../src/sandbox/syscallTable.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 

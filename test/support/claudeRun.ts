@@ -8,12 +8,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  claudeAgent,
-  type AgentEvent,
-  type AgentOutcome,
-  type PermissionPromptTool,
-} from "../../src/agents/index.js";
+import type { AgentEvent, AgentOutcome, PermissionPromptTool } from "../../src/agents/index.js";
+import { claudeAgent } from "../../src/agents/claude/index.js";
 import { agentEnvironment } from "../../src/guest/agentEnvironment.js";
 import { checkSettings, type Settings } from "../../src/protocol/index.js";
 

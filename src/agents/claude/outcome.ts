@@ -2,11 +2,12 @@
 // API error arrives as subtype "success". What counts is `is_error` and `terminal_reason`
 // ("completed", "max_turns", "budget_exhausted", "api_error", "aborted_tools", ...). A run
 // that ends without a result line (SIGTERM: exit 143) gets one synthesized here, which says so.
+import { exitText } from "../../lang/index.js";
 import type { AgentExit, AgentOutcome, AgentResultEvent } from "../adapter.js";
 import { agentEvent, type AgentStop } from "../agentEvent.js";
 import { resultMessage } from "../eventText.js";
 import { isObject, type JsonObject } from "../jsonLines.js";
-import { SYNTHESIZED_MARK, exitText, okOnlyOnExitZero, stoppedBySignal } from "../verdict.js";
+import { SYNTHESIZED_MARK, okOnlyOnExitZero, stoppedBySignal } from "../verdict.js";
 import { amount, count, text } from "./fields.js";
 
 /** The terminal reasons that mean a bound of the task ended the run. */

@@ -10,13 +10,13 @@
 //   (the result carries that error) are not the model's turns and are skipped;
 // - `user`: the results of the tool calls of the turn before;
 // - `result`: the end of one user message's run, with its usage, cost and outcome.
+import { RecentMap } from "../../lang/index.js";
 import { cutText } from "../../protocol/index.js";
 import { agentEvent, type AgentEvent } from "../agentEvent.js";
 import { eventId, eventName, optionalSummary, summaryLine } from "../eventText.js";
 import { JsonLinesReader, isObject, readJsonObject, type JsonObject } from "../jsonLines.js";
 import { UsageLedger } from "../ledger.js";
 import { AGENT_EVENT_LIMITS, CLAUDE_LIMITS } from "../limits.js";
-import { RecentMap } from "../recentMap.js";
 import { amount, count, objects, text } from "./fields.js";
 import { claudeResultEvent } from "./outcome.js";
 import { summarizeToolInput, summarizeToolResult } from "./summary.js";

@@ -1,8 +1,9 @@
 // The `codex` adapter for one task: Codex CLI's launch, stream, and outcome, with the ledger
 // that adds up the task's runs. Each further message is a new `codex exec resume` run.
 import { join } from "node:path";
+import { definedFields } from "../../lang/index.js";
 import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
-import { definedFields } from "../definedFields.js";
+import { resumingTaskOf } from "../resumingTask.js";
 import { CODEX_KEY_VARIABLE, codexLaunch, type CodexTask } from "./launch.js";
 import { CodexLedger } from "./ledger.js";
 import { codexOutcome } from "./outcome.js";
@@ -19,12 +20,9 @@ const CODEX_CONFIG = "# Written by warden: the options of each run are on its co
 
 /** The Codex task a warden task describes. Pure. */
 export function codexTaskOf(task: AgentTask): CodexTask {
-  const { settings, apiBaseUrl } = task;
+  const { apiBaseUrl } = task;
   return definedFields({
-    prompt: task.prompt,
-    model: settings.model,
-    agentProgram: settings.agentProgram,
-    resume: task.resume,
+    ...resumingTaskOf(task),
     api:
       apiBaseUrl === undefined
         ? undefined

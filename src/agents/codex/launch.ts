@@ -6,8 +6,9 @@
 // text that starts with `-` can never be read as an option and a long prompt meets no argv
 // limit. Every other value is inside its own `--name=value` argument.
 import { AGENT_PROFILES } from "../../protocol/index.js";
-import type { AgentLaunch, AgentResume } from "../adapter.js";
-import { checkBaseUrl, checkModel, checkProgram, checkSessionId, refuse } from "../launchChecks.js";
+import type { AgentLaunch } from "../adapter.js";
+import { checkBaseUrl, checkProgram, checkSessionId, modelArgs, refuse } from "../launchChecks.js";
+import type { ResumingTask } from "../resumingTask.js";
 
 /** The program when the task names none: found on the agent's PATH. */
 export const CODEX_PROGRAM = AGENT_PROFILES.codex.program;
@@ -22,14 +23,7 @@ export const CODEX_PROVIDER = "warden";
 export const CODEX_KEY_VARIABLE = "OPENAI_API_KEY";
 
 /** What the Codex adapter needs of a task. */
-export interface CodexTask {
-  /** The task's prompt: the first run's message. */
-  readonly prompt: string;
-  readonly model?: string;
-  /** Codex's program inside the sandbox, an absolute path; absent: `codex` on PATH. */
-  readonly agentProgram?: string;
-  /** Present for a further message: the session to resume (from the `session` event) and it. */
-  readonly resume?: AgentResume;
+export interface CodexTask extends ResumingTask {
   /**
    * The Responses API to talk to: its base URL, to which Codex adds `/responses` (warden's
    * relay root on loopback, whose upstream carries the `/v1`), and the variable that holds the
@@ -69,11 +63,8 @@ export function codexLaunch(task: CodexTask): AgentLaunch {
     "--skip-git-repo-check",
     // Nobody is there to approve, and warden's sandbox bounds what a command can reach.
     "--dangerously-bypass-approvals-and-sandbox",
+    ...modelArgs("codex", task.model, "gpt-5-codex"),
   ];
-  if (task.model !== undefined) {
-    checkModel("codex", task.model, "gpt-5-codex");
-    options.push(`--model=${task.model}`);
-  }
   if (task.api !== undefined) options.push(...providerArgs(task.api));
   if (task.resume === undefined) {
     // `-`: the prompt is on stdin. After `--`, nothing can be read as an option.

@@ -6,9 +6,9 @@
 // its snapshot less the thread's snapshot before it. A snapshot smaller than the last one means
 // the counter started again (a Codex that does not carry totals into a resume, or a new
 // thread under an old id): then the snapshot counts whole. A task's usage only ever grows.
+import { RecentMap } from "../../lang/index.js";
 import { NO_TOKENS, UsageLedger, type Tokens } from "../ledger.js";
 import { CODEX_LIMITS } from "../limits.js";
-import { RecentMap } from "../recentMap.js";
 import type { CodexUsageLine } from "./lines.js";
 
 /** Holds one task's totals. One ledger per task; one stream reader per run reads into it. */

@@ -2,10 +2,11 @@
 // `turn.failed` or an error before any turn (Codex CLI 0.171); a signal ends it with 128 + the
 // signal's number. Its stream says more than its exit code: the reader's `result` (the answer
 // or the error) is preferred, then the last line, and only then the exit code alone.
+import { exitText } from "../../lang/index.js";
 import type { AgentExit, AgentOutcome, AgentResultEvent } from "../adapter.js";
 import { cutMessage } from "../eventText.js";
 import type { JsonObject } from "../jsonLines.js";
-import { SYNTHESIZED_MARK, exitText, okOnlyOnExitZero, stoppedBySignal } from "../verdict.js";
+import { SYNTHESIZED_MARK, okOnlyOnExitZero, stoppedBySignal } from "../verdict.js";
 import { isCodexTurnEnd, parseCodexLine } from "./lines.js";
 
 /** How a Codex run ended: always with the line result.agentResult keeps. */

@@ -1,13 +1,13 @@
 // Reads one run of `codex exec --json` into warden's events. What each kind of line means is in
 // lines.ts. A run is one turn (the prompt, or one resumed message); the turn numbers and the
 // usage continue across the task's runs through the ledger the runner keeps for the task.
+import { RecentMap } from "../../lang/index.js";
 import { cutText } from "../../protocol/index.js";
 import { agentEvent, type AgentEvent } from "../agentEvent.js";
 import { eventId, optionalSummary, resultMessage } from "../eventText.js";
 import { JsonLinesReader } from "../jsonLines.js";
 import { SESSION_ID } from "../launchChecks.js";
 import { AGENT_EVENT_LIMITS, CODEX_LIMITS } from "../limits.js";
-import { RecentMap } from "../recentMap.js";
 import { CodexLedger } from "./ledger.js";
 import { parseCodexLine, type CodexItem, type CodexLine } from "./lines.js";
 import {

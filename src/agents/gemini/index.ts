@@ -1,8 +1,9 @@
 // The `gemini` adapter for one task: Gemini CLI's launch, stream, and outcome, with the ledger
 // that adds up the task's runs. Each further message is a new run with `--resume`.
 import { join } from "node:path";
+import { definedFields } from "../../lang/index.js";
 import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
-import { definedFields } from "../definedFields.js";
+import { resumingTaskOf } from "../resumingTask.js";
 import { GEMINI_SETTINGS_FILE, geminiLaunch, geminiSettings, type GeminiTask } from "./launch.js";
 import { GeminiLedger } from "./ledger.js";
 import { geminiOutcome } from "./outcome.js";
@@ -13,11 +14,8 @@ import { geminiStreamReader } from "./stream.js";
 export function geminiTaskOf(task: AgentTask): GeminiTask {
   const { settings, apiBaseUrl } = task;
   return definedFields({
-    prompt: task.prompt,
-    model: settings.model,
+    ...resumingTaskOf(task),
     maxTurns: settings.maxTurns,
-    agentProgram: settings.agentProgram,
-    resume: task.resume,
     configHome: task.home,
     api: apiBaseUrl === undefined ? undefined : { baseUrl: apiBaseUrl },
   });

@@ -13,8 +13,9 @@
 // directory in `configHome` (Gemini's GEMINI_CLI_HOME, where it also keeps its sessions, so
 // every run of a task must get the same one).
 import { AGENT_PROFILES } from "../../protocol/index.js";
-import type { AgentLaunch, AgentResume } from "../adapter.js";
-import { checkBaseUrl, checkModel, checkProgram, checkSessionId, refuse } from "../launchChecks.js";
+import type { AgentLaunch } from "../adapter.js";
+import { checkBaseUrl, checkProgram, checkSessionId, modelArgs, refuse } from "../launchChecks.js";
+import type { ResumingTask } from "../resumingTask.js";
 
 /** The program when the task names none: found on the agent's PATH. */
 export const GEMINI_PROGRAM = AGENT_PROFILES.gemini.program;
@@ -23,16 +24,9 @@ export const GEMINI_PROGRAM = AGENT_PROFILES.gemini.program;
 export const GEMINI_SETTINGS_FILE = ".gemini/settings.json";
 
 /** What the Gemini adapter needs of a task. */
-export interface GeminiTask {
-  /** The task's prompt: the first run's message. */
-  readonly prompt: string;
-  readonly model?: string;
+export interface GeminiTask extends ResumingTask {
   /** The most model calls this run may make (Gemini's maxSessionTurns); 0 or absent: no bound. */
   readonly maxTurns?: number;
-  /** Gemini's program inside the sandbox, an absolute path; absent: `gemini` on PATH. */
-  readonly agentProgram?: string;
-  /** Present for a further message: the session to resume (from the `session` event) and it. */
-  readonly resume?: AgentResume;
   /** The absolute directory that holds GEMINI_SETTINGS_FILE (becomes GEMINI_CLI_HOME). */
   readonly configHome?: string;
   /** The Gemini API to talk to (warden's API relay on loopback). Absent: Gemini's default. */
@@ -71,11 +65,8 @@ export function geminiLaunch(task: GeminiTask): AgentLaunch {
     "--output-format=stream-json",
     "--approval-mode=yolo",
     "--skip-trust",
+    ...modelArgs("gemini", task.model, "gemini-2.5-pro"),
   ];
-  if (task.model !== undefined) {
-    checkModel("gemini", task.model, "gemini-2.5-pro");
-    argv.push(`--model=${task.model}`);
-  }
   // One process, not a launcher that starts Gemini again as its child: the runner's signals
   // and exit code then reach Gemini itself.
   const env: Record<string, string> = { GEMINI_CLI_NO_RELAUNCH: "true" };

@@ -2,12 +2,12 @@
 // or, under `prompt`, by a person through the store (`warden approve`), waiting until an answer
 // or the timeout, which denies. Every decision is recorded as an event. Anything that goes wrong
 // on the way denies: a prompt is never allowed by accident.
-import { AGENT_EVENT_LIMITS } from "../agents/index.js";
-import { CHANNEL_LIMITS, cleanLine, cutText, WardenError } from "../protocol/index.js";
-import type { ApprovalRequest, Attachment } from "../store/index.js";
+import { AGENT_EVENT_LIMITS } from "../../agents/index.js";
+import { CHANNEL_LIMITS, cleanLine, cutText, WardenError } from "../../protocol/index.js";
+import type { ApprovalRequest, Attachment } from "../../store/index.js";
 import { judgeToolCall, type ApprovalRules, type ApprovePolicy } from "./approvalPolicy.js";
-import { HOST_LIMITS } from "./hostLimits.js";
-import type { Reporter } from "./reporter.js";
+import { HOST_LIMITS } from "../limits.js";
+import type { Reporter } from "../reporter.js";
 import { toolSubject } from "./toolRules.js";
 
 export interface ApprovalDeskOptions {

@@ -1,6 +1,6 @@
 // How the host answers a permission prompt: deny rules first, then allow rules, then the task's
 // policy (`always` allows, `never` denies, `prompt` asks a person). Pure.
-import type { Settings } from "../protocol/index.js";
+import type { Settings } from "../../protocol/index.js";
 import { ruleMatches, type ToolRule } from "./toolRules.js";
 
 /** `always`, `never` or `prompt`. */

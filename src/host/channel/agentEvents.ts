@@ -4,8 +4,8 @@
 // is dropped (and counted). Texts are kept as they came, cut but not cleaned: whoever shows
 // them cleans them, and `--json` shows them raw.
 import { z } from "zod";
-import { AGENT_EVENT_LIMITS, type AgentEvent } from "../agents/index.js";
-import { cutText } from "../protocol/index.js";
+import { AGENT_EVENT_LIMITS, type AgentEvent } from "../../agents/index.js";
+import { cutText } from "../../protocol/index.js";
 
 /** The bounds on the fields no adapter cuts itself. */
 const FIELD_BYTES = {

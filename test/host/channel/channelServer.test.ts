@@ -7,17 +7,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { ApprovalDesk } from "../../../src/host/channel/approvalDesk.js";
 import {
-  ApprovalDesk,
   NO_RULES,
-  parseToolRules,
-  startChannelServer,
   type ApprovalRules,
   type ApprovePolicy,
+} from "../../../src/host/channel/approvalPolicy.js";
+import { parseToolRules } from "../../../src/host/channel/toolRules.js";
+import {
+  startChannelServer,
   type RunningChannel,
-} from "../../src/host/index.js";
-import { CHANNEL_LIMITS, parseChannelResponse } from "../../src/protocol/index.js";
-import { Tasks, type Attachment, type TaskEvent } from "../../src/store/index.js";
+} from "../../../src/host/channel/channelServer.js";
+import { CHANNEL_LIMITS, parseChannelResponse } from "../../../src/protocol/index.js";
+import { Tasks, type Attachment, type TaskEvent } from "../../../src/store/index.js";
 import { RawChannelClient } from "./channelClient.js";
 
 let root: string;

@@ -12,7 +12,7 @@ import {
   type ChannelErrorCode,
   type ChannelRequest,
   type ChannelResponse,
-} from "../protocol/index.js";
+} from "../../protocol/index.js";
 import { TokenBucket } from "./tokenBucket.js";
 
 export const CONNECTION_LIMITS = {

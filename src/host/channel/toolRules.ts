@@ -14,9 +14,9 @@
 // that says what it does: Bash's command, the path of Read, Write, Edit, MultiEdit and
 // NotebookEdit, the pattern of Glob and Grep, WebFetch's URL, WebSearch's query; for any other
 // tool the first of command, file_path, path, pattern, url, query it has, else its input as JSON.
-import { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "../agents/index.js";
-import { cleanLine } from "../protocol/index.js";
-import { BadTaskOptionError } from "./errors.js";
+import { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "../../agents/index.js";
+import { cleanLine } from "../../protocol/index.js";
+import { BadTaskOptionError } from "../errors.js";
 import { simpleCommands } from "./shellCommands.js";
 
 /** The most rules one list may hold, and the bytes of one: the same bounds as the settings'. */

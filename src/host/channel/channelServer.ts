@@ -5,7 +5,7 @@
 // never names a task, so it can reach no other.
 import { chmod, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
-import type { AgentEvent } from "../agents/index.js";
+import type { AgentEvent } from "../../agents/index.js";
 import {
   CHANNEL_LIMITS,
   channelLine,
@@ -14,10 +14,10 @@ import {
   WardenError,
   type ChannelRequest,
   type ChannelResponse,
-} from "../protocol/index.js";
-import { MessageStateError, type Attachment } from "../store/index.js";
+} from "../../protocol/index.js";
+import { MessageStateError, type Attachment } from "../../store/index.js";
 import { checkAgentEvent } from "./agentEvents.js";
-import { ChannelPathError } from "./errors.js";
+import { ChannelPathError } from "../errors.js";
 import type { ApprovalDesk } from "./approvalDesk.js";
 import {
   ChannelConnection,
@@ -25,7 +25,7 @@ import {
   errorResponse,
   type ChannelStats,
 } from "./channelConnection.js";
-import { HOST_LIMITS } from "./hostLimits.js";
+import { HOST_LIMITS } from "../limits.js";
 
 /** The task event type of an agent's events; the agent event's own type is its `kind`. */
 export const AGENT_EVENT_TYPE = "agent";

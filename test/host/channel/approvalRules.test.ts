@@ -3,18 +3,20 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { readHostSettings } from "../../../src/host/index.js";
+import { approvalPlan } from "../../../src/host/preflight.js";
 import {
-  approvalPlan,
   judgeToolCall,
   NO_RULES,
+  type ApprovalRules,
+} from "../../../src/host/channel/approvalPolicy.js";
+import {
   parseToolRule,
   parseToolRules,
-  readHostSettings,
   ruleMatches,
   toolSubject,
-  type ApprovalRules,
-} from "../../src/host/index.js";
-import type { SandboxName } from "../../src/sandbox/index.js";
+} from "../../../src/host/channel/toolRules.js";
+import type { SandboxName } from "../../../src/sandbox/index.js";
 
 /** Whether a rule matches a call as an allow rule (the default) or a deny rule. */
 const matches = (

@@ -1,0 +1,7 @@
+// warden/host/channel: the guest-to-host channel of one attach and the permission prompts it
+// carries: the socket server, its connections, the agent events it checks, and the approval desk
+// with its rules and policy.
+export { startChannelServer, AGENT_EVENT_TYPE, type RunningChannel } from "./channelServer.js";
+export { ApprovalDesk } from "./approvalDesk.js";
+export { type ApprovalRules, type ApprovePolicy } from "./approvalPolicy.js";
+export { parseToolRules, MAX_TOOL_RULES, MAX_TOOL_RULE_BYTES } from "./toolRules.js";
