@@ -1,11 +1,11 @@
 // The terminal record is a pure function of what the host knows: these cases need no sandbox.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { synthesizedClaudeResult } from "../../src/agents/claude/outcome.js";
 import { decideEnd, type EndFacts } from "../../src/host/decideEnd.js";
 import type { Result } from "../../src/protocol/index.js";
 import type { TerminalInput } from "../../src/store/index.js";
+import { capturedLastLine } from "../agents/streamKit.js";
 
 const BASE = "a".repeat(40);
 const HEAD = "b".repeat(40);
@@ -251,16 +251,6 @@ test("the answer the adapter read from the stream is the summary, before the las
   assert.equal(end.summary, "Wrote ?[31mhi.txt?[0m.");
 });
 
-/** The last line of a captured Claude Code stream, as result.agentResult holds it. */
-function lastLine(name: string): Record<string, unknown> {
-  const text = readFileSync(
-    new URL(`../agents/fixtures/claude-${name}.jsonl`, import.meta.url),
-    "utf8",
-  );
-  const lines = text.trimEnd().split("\n");
-  return JSON.parse(lines[lines.length - 1] ?? "") as Record<string, unknown>;
-}
-
 /** The facts of a Claude Code run that ended with `line` and `exitCode`. */
 function claude(
   line: Record<string, unknown>,
@@ -280,18 +270,18 @@ function claude(
 
 describe("how a Claude Code run ended, read by its adapter", () => {
   test("a completed run succeeds with its answer, and its turns and cost are kept apart", () => {
-    const end = decideEnd(claude(lastLine("run1"), 0));
+    const end = decideEnd(claude(capturedLastLine("claude-run1"), 0));
     assert.equal(end.state, "succeeded");
-    assert.equal(end.summary, String(lastLine("run1").result));
+    assert.equal(end.summary, String(capturedLastLine("claude-run1").result));
     const agent = details(end).agent as Record<string, unknown>;
     assert.equal(agent.ok, true);
-    assert.equal(agent.turns, lastLine("run1").num_turns);
-    assert.equal(agent.costUSD, lastLine("run1").total_cost_usd);
+    assert.equal(agent.turns, capturedLastLine("claude-run1").num_turns);
+    assert.equal(agent.costUSD, capturedLastLine("claude-run1").total_cost_usd);
     assert.equal(details(end).head, HEAD, "the host's own facts stay beside it");
   });
 
   test("max turns ends it failed, stopped by turns, with Claude Code's words", () => {
-    const end = decideEnd(claude(lastLine("run_maxturns"), 1));
+    const end = decideEnd(claude(capturedLastLine("claude-run_maxturns"), 1));
     assert.equal(end.state, "failed");
     assert.equal(end.stoppedBy, "turns");
     assert.equal(
@@ -302,14 +292,14 @@ describe("how a Claude Code run ended, read by its adapter", () => {
   });
 
   test("the budget ends it failed, stopped by budget", () => {
-    const end = decideEnd(claude(lastLine("run_budget"), 1));
+    const end = decideEnd(claude(capturedLastLine("claude-run_budget"), 1));
     assert.equal(end.state, "failed");
     assert.equal(end.stoppedBy, "budget");
     assert.match(end.error ?? "", /Reached maximum budget \(\$0\.001\)/);
   });
 
   test("an API error that Claude Code reports as subtype success ends it failed with the API's message", () => {
-    const end = decideEnd(claude(lastLine("run_400"), 1));
+    const end = decideEnd(claude(capturedLastLine("claude-run_400"), 1));
     assert.equal(end.state, "failed");
     assert.equal(end.stoppedBy, undefined);
     assert.equal(end.error, "the agent exited with code 1: API Error: 400 bad thing");
@@ -317,7 +307,7 @@ describe("how a Claude Code run ended, read by its adapter", () => {
 
   test("an API message with control characters is cleaned and cut", () => {
     const line = {
-      ...lastLine("run_400"),
+      ...capturedLastLine("claude-run_400"),
       result: "API Error: 500 \u001b[31mred\u202e" + "z".repeat(10_000),
     };
     const end = decideEnd(claude(line, 1));
@@ -343,13 +333,13 @@ describe("how a Claude Code run ended, read by its adapter", () => {
   });
 
   test("a run whose last line is not a result (killed while retrying) fails", () => {
-    const end = decideEnd(claude(lastLine("run_500"), 1));
+    const end = decideEnd(claude(capturedLastLine("claude-run_500"), 1));
     assert.equal(end.state, "failed");
     assert.match(end.error ?? "", /the agent exited with code 1/);
   });
 
   test("a successful result and then a non-zero exit is not a success", () => {
-    const end = decideEnd(claude(lastLine("run1"), 143));
+    const end = decideEnd(claude(capturedLastLine("claude-run1"), 143));
     assert.equal(end.state, "failed");
     assert.match(end.error ?? "", /stopped after its last result/);
   });
