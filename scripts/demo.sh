@@ -21,10 +21,15 @@ fi
 if [ ! -d node_modules ] || [ "${1:-}" = "--install" ]; then
   npm ci --no-audit --no-fund
 fi
-npm run build >/dev/null
+# The build's output is shown only when it fails, and then in full.
+if ! build_output=$(npm run build 2>&1); then
+  printf '%s\n' "$build_output" >&2
+  echo "demo: the build failed (its output is above)" >&2
+  exit 1
+fi
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# The repository and the data directory stay after the demo, so its task can be looked at again.
+tmp=$(mktemp -d -t warden-demo.XXXXXX)
 export WARDEN_DATA_DIR="$tmp/data"
 warden() { node dist/cli/main.js "$@"; }
 # The demo's own git ignores the machine's config and has an identity even where none is set.
@@ -41,7 +46,7 @@ git -C "$tmp/repo" commit --quiet -m "first commit"
 echo "== warden run: the agent writes the prompt into HELLO.md and commits it, in bubblewrap"
 id=$(warden run --repo "$tmp/repo" --prompt "Hello from the prompt." --json --agent command -- \
   sh -c 'cat > HELLO.md && git add HELLO.md && git commit -qm "Say hello"' |
-  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const t=JSON.parse(s);console.error(`state: ${t.state}`);console.log(t.id)})')
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const t=JSON.parse(s);if(!t.id){console.error(s);process.exit(1)}console.error(`state: ${t.state}`);console.log(t.id)})')
 
 echo "== warden show $id"
 warden show "$id"
@@ -50,3 +55,18 @@ warden diff "$id"
 echo "== warden fetch $id"
 warden fetch "$id"
 git -C "$tmp/repo" log --format='%h %s (%an)' "warden/$id"
+
+if type -P warden >/dev/null; then
+  cli=warden
+else
+  cli="node $PWD/dist/cli/main.js"
+fi
+echo
+echo "== the task is kept in $WARDEN_DATA_DIR; look at it again with:"
+echo "  $cli --data-dir $WARDEN_DATA_DIR ls"
+echo "  $cli --data-dir $WARDEN_DATA_DIR show $id"
+echo "  $cli --data-dir $WARDEN_DATA_DIR diff $id"
+if [ "$cli" != warden ]; then
+  echo "(\`npm install -g .\` here makes the \`warden\` command; see the README)"
+fi
+echo "remove it all with: rm -rf $tmp"

@@ -78,7 +78,7 @@ export function registerApprove(program: Command): void {
       }
       for (const request of shown) process.stdout.write(approvalLine(request) + "\n");
       if (shown.some((r) => r.state === "pending")) {
-        process.stdout.write(`answer: warden approve ${id.slice(0, 8)} N allow|deny\n`);
+        process.stdout.write(`answer: warden approve ${await tasks.shortId(id)} N allow|deny\n`);
       } else if (shown.length === 0) {
         process.stdout.write(
           `task ${id} has no ${flags.pending === true ? "pending " : ""}approval requests\n`,

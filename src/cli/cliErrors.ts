@@ -1,5 +1,5 @@
-// The CLI's own refusals: a command line it cannot act on (exit 2), and a file that is not there
-// yet (exit 1).
+// The CLI's own refusals: a command line it cannot act on (exit 2), a file that is not there
+// yet (exit 1), and a task nobody runs to wait on (exit 4).
 import { WardenError } from "../protocol/index.js";
 
 export { UsageError } from "../protocol/index.js";
@@ -8,4 +8,13 @@ export { UsageError } from "../protocol/index.js";
 export class NothingToShowError extends WardenError {
   readonly code: string = "NOTHING_TO_SHOW";
   readonly exitClass = "operational";
+}
+
+/**
+ * `wait` or `watch` of a task that nobody runs: it is created, or its runner died (interrupted),
+ * so it would never end by itself. Its own exit status (4) tells a script it may still be started.
+ */
+export class TaskNotRunningError extends WardenError {
+  readonly code: string = "TASK_NOT_RUNNING";
+  readonly exitClass = "not_running";
 }

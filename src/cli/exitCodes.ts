@@ -11,6 +11,8 @@ export const EXIT = {
   usage: 2,
   /** A bound tripped (deadline, budget, turns, time limit, memory, processes, disk) or a wait timed out. */
   bound: 3,
+  /** Nobody runs the task (created, or interrupted), so waiting on it would never end. */
+  notRunning: 4,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -40,5 +42,7 @@ export function exitForError(error: unknown): ExitCode {
       return EXIT.bound;
     case "operational":
       return EXIT.failed;
+    case "not_running":
+      return EXIT.notRunning;
   }
 }

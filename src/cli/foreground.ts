@@ -15,7 +15,12 @@ export async function runForeground(
   id: string,
   options: ForegroundOptions,
 ): Promise<ExitCode> {
-  const reporter = makeReporter({ out: process.stderr, taskId: id, quiet: options.quiet === true });
+  const reporter = makeReporter({
+    out: process.stderr,
+    taskId: id,
+    shortId: await tasks.shortId(id),
+    quiet: options.quiet === true,
+  });
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -43,7 +48,8 @@ export async function runForeground(
     }
     if (options.json !== true) {
       process.stdout.write(endLine(view) + "\n");
-      for (const step of nextSteps(view)) process.stdout.write(`  ${step}\n`);
+      for (const step of nextSteps(view, await tasks.shortId(id)))
+        process.stdout.write(`  ${step}\n`);
     }
     return exitForState(view.state, outcome.terminal.stoppedBy);
   } finally {

@@ -9,8 +9,9 @@ export function registerGc(program: Command): void {
     .command("gc")
     .summary("remove old finished tasks")
     .description(
-      "Remove tasks that finished longer ago than --older-than (default 7d), and what crashed " +
-        "creators left behind. Unfinished tasks are never removed.",
+      "Remove tasks that finished longer ago than --older-than (default 7d), expired tasks " +
+        "(nobody runs them and their deadline passed) whose deadline is as old, and what " +
+        "crashed creators left behind. Other unfinished tasks are never removed.",
     )
     .option("--older-than <duration>", "the age: 12h, 7d, 30d", "7d")
     .option("--json", "print the outcome as JSON")

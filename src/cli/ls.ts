@@ -3,7 +3,7 @@ import { Option, type Command } from "commander";
 import { cleanLine } from "../protocol/index.js";
 import { TASK_STATES, type TaskState, type TaskSummary } from "../store/index.js";
 import { collect, openTasks } from "./context.js";
-import { printJson, taskView } from "./taskView.js";
+import { printJson, stateWords, taskView } from "./taskView.js";
 
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -14,7 +14,7 @@ function age(ms: number): string {
 }
 
 function stateText(task: TaskSummary): string {
-  return task.stoppedBy === undefined ? task.state : `${task.state}(${task.stoppedBy})`;
+  return stateWords(taskView(task), "");
 }
 
 export function registerLs(program: Command): void {
@@ -45,12 +45,15 @@ export function registerLs(program: Command): void {
         return;
       }
       const now = Date.now();
+      // Each task by its shortest unique prefix: ids made within a second share 8 characters.
+      const shown = await tasks.shortIds(list.map((t) => t.id));
+      const idWidth = Math.max(2, ...[...shown.values()].map((id) => id.length));
       const width = Math.max(5, ...list.map((t) => stateText(t).length));
       process.stdout.write(
-        `${"ID".padEnd(26)}  ${"STATE".padEnd(width)}  ${"AGE".padStart(4)}  TITLE\n`,
+        `${"ID".padEnd(idWidth)}  ${"STATE".padEnd(width)}  ${"AGE".padStart(4)}  TITLE\n`,
       );
       for (const task of list) {
-        const line = `${task.id}  ${stateText(task).padEnd(width)}  ${age(now - task.createdAt).padStart(4)}  ${cleanLine(task.title)}`;
+        const line = `${(shown.get(task.id) ?? task.id).padEnd(idWidth)}  ${stateText(task).padEnd(width)}  ${age(now - task.createdAt).padStart(4)}  ${cleanLine(task.title)}`;
         process.stdout.write(line + "\n");
       }
     });

@@ -7,6 +7,7 @@ import { Command, CommanderError } from "commander";
 import { UsageError } from "../protocol/index.js";
 import { registerApprove } from "./approve.js";
 import { registerCancel } from "./cancel.js";
+import { registerCompletion } from "./completion.js";
 import { registerCreate } from "./create.js";
 import { registerDiff } from "./diff.js";
 import { registerDoctor } from "./doctor.js";
@@ -80,6 +81,7 @@ function buildProgram(): Command {
     registerRm,
     registerGc,
     registerDoctor,
+    registerCompletion,
   ]) {
     register(program);
   }

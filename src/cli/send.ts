@@ -1,5 +1,6 @@
 // `warden send`: a message into a running task's inbox, and with --await, the agent's reply.
 import type { Command } from "commander";
+import { checkTakesMessages } from "../host/index.js";
 import { cleanText } from "../protocol/index.js";
 import type { InboxMessage, Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
@@ -49,14 +50,14 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
       if (json) printJson({ ...replyJson(id, outcome.message), taskState: outcome.terminal.state });
       process.stderr.write(
         `warden: task ${id} ${outcome.terminal.state} before it answered message ${n}\n` +
-          `hint: see what happened with \`warden show ${id.slice(0, 8)}\`\n`,
+          `hint: see what happened with \`warden show ${await tasks.shortId(id)}\`\n`,
       );
       return EXIT.failed;
     case "timed_out":
       if (json) printJson({ ...replyJson(id, outcome.message), timedOut: true });
       process.stderr.write(
         `warden: no reply to message ${n} of task ${id} after ${flags.timeout ?? ""} (it is ${outcome.message.state})\n` +
-          `hint: the agent takes messages between its turns; wait longer with --timeout, or follow it with \`warden watch ${id.slice(0, 8)}\`\n`,
+          `hint: the agent takes messages between its turns; wait longer with --timeout, or follow it with \`warden watch ${await tasks.shortId(id)}\`\n`,
       );
       return EXIT.bound;
   }
@@ -68,7 +69,8 @@ export function registerSend(program: Command): void {
     .summary("send a message to a task")
     .description(
       "Put a message into a task's inbox, for its agent to take. A task takes at most 16 " +
-        "messages over its life; a finished or cancelling task takes none.",
+        "messages over its life; a finished or cancelling task takes none, nor does a task of " +
+        "the `command` agent, which reads only its prompt.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .argument("[message...]", "the message (else --file, else stdin)")
@@ -98,6 +100,10 @@ export function registerSend(program: Command): void {
         });
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
+      // Refused before the inbox is touched: a message no agent reads is never accepted. A
+      // finished task is left to the store, whose refusal (it has finished) says more.
+      const details = await tasks.get(id);
+      if (details.terminal === undefined) checkTakesMessages(id, details.spec.settings);
       const message = await tasks.send(id, body);
       if (flags.await === true) {
         if (flags.json !== true)

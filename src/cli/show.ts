@@ -6,7 +6,7 @@ import { cleanLine } from "../protocol/index.js";
 import type { TaskDetails, TaskEvent, Tasks } from "../store/index.js";
 import { agentActivity, type AgentActivity } from "./agentActivity.js";
 import { openTasks } from "./context.js";
-import { detailsView, nextSteps, printJson } from "./taskView.js";
+import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
 
 async function readEvents(tasks: Tasks, id: string): Promise<TaskEvent[]> {
@@ -65,6 +65,7 @@ export function registerShow(program: Command): void {
       const tasks = await openTasks(cmd);
       const details = await tasks.get(ref);
       const view = detailsView(details);
+      const short = await tasks.shortId(details.id);
       const settings = settingsView(details);
       const activity = agentActivity(await readEvents(tasks, details.id));
       if (flags.json === true) {
@@ -86,7 +87,7 @@ export function registerShow(program: Command): void {
       }
       const rows: [string, string | undefined][] = [
         ["id", view.id],
-        ["state", view.stoppedBy == null ? view.state : `${view.state} (${view.stoppedBy})`],
+        ["state", stateWords(view)],
         ["title", view.title],
         ["repo", view.repo],
         ["base", view.base],
@@ -118,9 +119,7 @@ export function registerShow(program: Command): void {
           details.approvals.pending + details.approvals.answered === 0
             ? undefined
             : `${details.approvals.pending} waiting, ${details.approvals.answered} answered` +
-              (details.approvals.pending > 0
-                ? ` (see \`warden approvals ${view.id.slice(0, 8)}\`)`
-                : ""),
+              (details.approvals.pending > 0 ? ` (see \`warden approvals ${short}\`)` : ""),
         ],
         ["settings", settings === undefined ? undefined : JSON.stringify(settings)],
       ];
@@ -132,6 +131,6 @@ export function registerShow(program: Command): void {
         process.stdout.write("recent:\n");
         for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
       }
-      for (const step of nextSteps(view)) process.stdout.write(`  ${step}\n`);
+      for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
     });
 }

@@ -1,7 +1,12 @@
 // How a task is shown: one JSON object (--json) or a few lines of text. The same shape for run,
 // create, start, wait and show, so scripts read every verb the same way.
 import { cleanLine } from "../protocol/index.js";
-import type { TaskDetails, TaskSummary, TerminalRecord } from "../store/index.js";
+import {
+  isExpired,
+  type TaskDetails,
+  type TaskSummary,
+  type TerminalRecord,
+} from "../store/index.js";
 import { jsonText } from "./jsonText.js";
 
 export interface TaskView {
@@ -24,6 +29,8 @@ export interface TaskView {
   error?: string;
   attempts?: number;
   cancelRequested: boolean;
+  /** Present (true) when nobody runs the task and its deadline has passed: it can never run. */
+  expired?: true;
 }
 
 function iso(ms: number): string {
@@ -52,6 +59,7 @@ export function taskView(
     cancelRequested: summary.cancelRequested,
   };
   if (summary.stoppedBy !== undefined) view.stoppedBy = summary.stoppedBy;
+  if (isExpired(summary, Date.now())) view.expired = true;
   if (summary.repo !== undefined) view.repo = summary.repo;
   if (extra.base !== undefined) view.base = extra.base;
   if (extra.terminal !== undefined) {
@@ -68,6 +76,12 @@ export function taskView(
   return view;
 }
 
+/** The state in words: `failed (deadline)`, `created (expired)`, or the state alone. */
+export function stateWords(view: TaskView, gap = " "): string {
+  if (view.stoppedBy != null) return `${view.state}${gap}(${view.stoppedBy})`;
+  return view.expired === true ? `${view.state}${gap}(expired)` : view.state;
+}
+
 /** The view of a task read with `get`. */
 export function detailsView(details: TaskDetails): TaskView {
   return taskView(details, { base: details.spec.base, terminal: details.terminal });
@@ -80,9 +94,8 @@ export function endLine(view: TaskView): string {
   return `${view.id} ${state}${text === undefined ? "" : `: ${cleanLine(text)}`}`;
 }
 
-/** What to do next, for a finished task. */
-export function nextSteps(view: TaskView): string[] {
-  const short = view.id.slice(0, 8);
+/** What to do next, for a finished task; `short` is the id as shown (Tasks.shortId). */
+export function nextSteps(view: TaskView, short: string): string[] {
   if (view.changes === true) {
     return [`see the changes: warden diff ${short}`, `fetch them:      warden fetch ${short}`];
   }

@@ -1,7 +1,9 @@
 // `warden wait`: block until a task finishes, or a timeout.
 import type { Command } from "commander";
+import type { WaitOutcome } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { EXIT, exitForState } from "./exitCodes.js";
+import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseMs } from "./parseValues.js";
 import { detailsView, endLine, printJson } from "./taskView.js";
 
@@ -11,7 +13,8 @@ export function registerWait(program: Command): void {
     .summary("wait for a task to finish")
     .description(
       "Wait until a task has finished and exit with its status: 0 succeeded, 1 failed or " +
-        "cancelled, 3 a bound ended it, or 3 when --timeout passes first.",
+        "cancelled, 3 a bound ended it, or 3 when --timeout passes first. A task nobody runs " +
+        "(created, or interrupted) is not waited on: exit 4, with how to start it.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--timeout <duration>", "give up after this long: 30s, 10m, 2h")
@@ -21,7 +24,18 @@ export function registerWait(program: Command): void {
         flags.timeout === undefined ? undefined : parseMs(flags.timeout, "--timeout");
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
-      const outcome = await tasks.wait(id, { timeoutMs });
+      const stop = new AbortController();
+      const waiting = tasks.wait(id, { timeoutMs, signal: stop.signal });
+      const idle = whenNobodyRuns(tasks, id, stop.signal).then(
+        (error): Promise<WaitOutcome | Error> =>
+          error === undefined ? waiting : Promise.resolve(error),
+      );
+      // Whichever loses the race is stopped, and how it then ends is of no interest.
+      for (const loser of [waiting, idle]) loser.catch(() => undefined);
+      const outcome = await Promise.race([waiting, idle]).finally(() => {
+        stop.abort();
+      });
+      if (outcome instanceof Error) throw outcome;
       const view = detailsView(await tasks.get(id));
       if (outcome.kind === "timed_out") {
         if (flags.json === true) printJson({ ...view, timedOut: true });

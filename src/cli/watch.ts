@@ -5,6 +5,7 @@ import { cleanLine } from "../protocol/index.js";
 import type { TaskEvent } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { exitForState } from "./exitCodes.js";
+import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseCount } from "./parseValues.js";
 import { printJson } from "./taskView.js";
 
@@ -38,7 +39,8 @@ export function registerWatch(program: Command): void {
     .description(
       "Print a task's events (progress, the agent's turns, tool calls, usage and cost, " +
         "approvals, messages, warnings, its end) from the start, then follow them until the " +
-        "task finishes. Exits with the task's exit status. --json prints each event raw.",
+        "task finishes. Exits with the task's exit status. --json prints each event raw. A " +
+        "task nobody runs (created, or interrupted) is not followed: exit 4, with how to start it.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--since <seq>", "only events after this sequence number")
@@ -53,10 +55,29 @@ export function registerWatch(program: Command): void {
         const tasks = await openTasks(cmd);
         const id = await tasks.resolve(ref);
         const since = flags.since === undefined ? 0 : parseCount(flags.since, "--since");
-        for await (const event of tasks.watch(id, { since, follow: flags.follow })) {
-          if (flags.json === true) printJson(event);
-          else process.stdout.write(eventLine(event) + "\n");
+        // Following a task nobody runs would never end: the look stops the watch and says so.
+        const stop = new AbortController();
+        let nobodyRuns: Error | undefined;
+        const look = flags.follow
+          ? whenNobodyRuns(tasks, id, stop.signal).then((error) => {
+              nobodyRuns = error;
+              stop.abort();
+            })
+          : Promise.resolve();
+        try {
+          for await (const event of tasks.watch(id, {
+            since,
+            follow: flags.follow,
+            signal: stop.signal,
+          })) {
+            if (flags.json === true) printJson(event);
+            else process.stdout.write(eventLine(event) + "\n");
+          }
+        } finally {
+          stop.abort();
         }
+        await look;
+        if (nobodyRuns !== undefined) throw nobodyRuns;
         const summary = await tasks.get(id);
         process.exitCode = exitForState(summary.state, summary.stoppedBy);
       },

@@ -146,3 +146,9 @@ export class ChannelPathError extends HostError {
   readonly code: string = "CHANNEL_PATH";
   readonly exitClass = "operational";
 }
+
+/** A message for a task whose agent takes none: it would sit in the inbox, never read. */
+export class MessagesNotTakenError extends HostError {
+  readonly code: string = "MESSAGES_NOT_TAKEN";
+  readonly exitClass = "usage";
+}

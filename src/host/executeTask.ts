@@ -124,6 +124,7 @@ class TaskRun {
         this.attachment.appendEvent(type, data);
       },
       this.reporter,
+      await this.attachment.shortId(),
     );
     this.progress = progress;
     this.releases.push(() => progress.close());

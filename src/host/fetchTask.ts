@@ -33,7 +33,12 @@ async function changesOf(tasks: Tasks, ref: string): Promise<Changes> {
   const details = await tasks.get(ref);
   const { id, spec, terminal } = details;
   if (terminal === undefined) {
-    throw new TaskNotFinishedError(`task ${id} is ${details.state}, so it has no results yet`);
+    // A task nobody runs would never finish for a wait: the hint says how to start it instead.
+    const nobodyRuns = details.state === "created" || details.state === "interrupted";
+    throw new TaskNotFinishedError(
+      `task ${id} is ${details.state}, so it has no results yet`,
+      nobodyRuns ? { hint: `start it with \`warden start ${id}\`, then wait for it` } : {},
+    );
   }
   const host = readHostSettings(id, spec.settings);
   if (spec.repo === undefined || spec.base === undefined) {

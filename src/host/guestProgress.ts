@@ -23,7 +23,14 @@ export class GuestProgress {
   #logFull = false;
   #events = 0;
 
-  constructor(path: string, taskId: string, event: EventSink, reporter: Reporter) {
+  /** `shortId` is the id each line of the log shows: the store's unique prefix of taskId. */
+  constructor(
+    path: string,
+    taskId: string,
+    event: EventSink,
+    reporter: Reporter,
+    shortId?: string,
+  ) {
     // Appended to, never through a link planted in the log's place (PLANTED_LINK).
     const fd = openNoFollowSync(
       path,
@@ -35,9 +42,13 @@ export class GuestProgress {
       // A log that cannot be written must not stop the task; the events still carry progress.
       this.#logFull = true;
     });
-    this.#log = new Log((line) => {
-      this.#append(line);
-    }, taskId);
+    this.#log = new Log(
+      (line) => {
+        this.#append(line);
+      },
+      taskId,
+      shortId === undefined ? {} : { shortId },
+    );
     this.#event = event;
     this.#reporter = reporter;
   }

@@ -27,7 +27,9 @@ export {
   NoApiKeyError,
   ApprovalUnavailableError,
   ChannelPathError,
+  MessagesNotTakenError,
 } from "./errors.js";
+export { checkTakesMessages } from "./takesMessages.js";
 export { AGENT_EVENT_TYPE } from "./channel/index.js";
 export { findAgentProgram } from "./agentProgram.js";
 export { eventText, dollars } from "./eventText.js";

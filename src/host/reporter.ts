@@ -20,6 +20,8 @@ export interface ReporterOptions {
   /** Where progress goes: the terminal's stderr, usually. */
   out: Writable & { isTTY?: boolean; columns?: number };
   taskId: string;
+  /** The id each line shows: the store's unique prefix of taskId (Tasks.shortId); 8 characters if not given. */
+  shortId?: string;
   /** Show nothing at all (for --quiet). */
   quiet?: boolean;
   /** Forces the terminal or the plain form; by default `out.isTTY` decides. */
@@ -36,6 +38,8 @@ export const SILENT_REPORTER: Reporter = {
 
 /** The status line is redrawn at most this often: a flood of progress must not flood the tty. */
 const REDRAW_MS = 100;
+/** The shown id when the caller gives none: the store's floor for a shown id. */
+const DEFAULT_SHORT_ID = 8;
 /** A terminal width when the stream does not say. */
 const DEFAULT_COLUMNS = 80;
 /** Erase the line and return to its start: the only control sequence warden writes. */
@@ -52,9 +56,9 @@ class TtyReporter implements Reporter {
 
   constructor(
     private readonly out: ReporterOptions["out"],
-    taskId: string,
+    shortId: string,
   ) {
-    this.#shortId = taskId.slice(0, 8);
+    this.#shortId = shortId;
   }
 
   progress(line: string): void {
@@ -112,8 +116,8 @@ class LineReporter implements Reporter {
   readonly #log: Log;
   #progressLines = 0;
 
-  constructor(out: Writable, taskId: string) {
-    this.#log = new Log(out, taskId);
+  constructor(out: Writable, taskId: string, shortId: string) {
+    this.#log = new Log(out, taskId, { shortId });
   }
 
   progress(line: string): void {
@@ -142,9 +146,13 @@ class LineReporter implements Reporter {
 export function makeReporter(options: ReporterOptions): Reporter {
   if (options.quiet === true) return SILENT_REPORTER;
   const tty = options.tty ?? options.out.isTTY === true;
+  const shortId = options.shortId ?? options.taskId.slice(0, DEFAULT_SHORT_ID);
+  if (shortId === "" || !options.taskId.startsWith(shortId)) {
+    throw new TypeError(`not a prefix of the task id for a reporter: ${JSON.stringify(shortId)}`);
+  }
   return tty
-    ? new TtyReporter(options.out, options.taskId)
-    : new LineReporter(options.out, options.taskId);
+    ? new TtyReporter(options.out, shortId)
+    : new LineReporter(options.out, options.taskId, shortId);
 }
 
 /** Cuts a text shown in a one-line summary. */

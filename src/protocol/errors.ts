@@ -3,8 +3,11 @@
 // `(message, { hint, cause })`: the caller says what went wrong, and a class whose kind always
 // has the same remedy says it once, in its static `hint`.
 
-/** How the CLI exits on an error: 2 for usage, 1 for operational, 3 for a bound. */
-export type ExitClass = "usage" | "operational" | "bound";
+/**
+ * How the CLI exits on an error: 2 for usage, 1 for operational, 3 for a bound, 4 for a task
+ * that nobody runs (a wait on it would never end).
+ */
+export type ExitClass = "usage" | "operational" | "bound" | "not_running";
 
 export interface WardenErrorOptions {
   /** What the user can do about it. */

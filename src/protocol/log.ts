@@ -7,6 +7,11 @@ import { LIMITS } from "./limits.js";
 export interface LogOptions {
   /** The clock; tests pass a fixed one. */
   now?: () => Date;
+  /**
+   * The id each label shows, a prefix of the task id. By default its first 8 characters; the
+   * host passes the prefix that is unique in its store, since ids made close together share more.
+   */
+  shortId?: string;
 }
 
 /** A label is one short word of warden's own: letters, digits, `.`, `_`, `-` and `/`. */
@@ -39,7 +44,10 @@ export class Log {
   constructor(out: Writable | ((line: string) => void), taskId: string, options: LogOptions = {}) {
     if (!TASK_ID_TEXT.test(taskId))
       throw new TypeError(`not a task id for a log: ${JSON.stringify(taskId)}`);
-    this.shortId = taskId.slice(0, SHORT_ID_LENGTH);
+    const shown = options.shortId ?? taskId.slice(0, SHORT_ID_LENGTH);
+    if (shown === "" || !taskId.startsWith(shown))
+      throw new TypeError(`not a prefix of the task id for a log: ${JSON.stringify(shown)}`);
+    this.shortId = shown;
     this.emit = typeof out === "function" ? out : (line) => void out.write(line + "\n");
     this.now = options.now ?? (() => new Date());
   }

@@ -24,9 +24,11 @@ import {
   type ApprovalRequest,
   type AwaitApprovalOptions,
 } from "./approvals.js";
-import { STORE_TIMING } from "./limits.js";
+import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 import { ensureRealDir } from "./noFollow.js";
 import { readCancelSync } from "./readTask.js";
+import { readTaskIds } from "./resolveId.js";
+import { uniquePrefix } from "./shortIds.js";
 import type { TaskSpec } from "./spec.js";
 import { runningChildren } from "./state.js";
 import type { TaskPaths } from "./taskDir.js";
@@ -129,6 +131,12 @@ export class Attachment {
   /** The seq of the last event written. */
   get lastSeq(): number {
     return this.#log.lastSeq;
+  }
+
+  /** The id this task is shown as now: its shortest unique prefix in the store (see Tasks.shortIds). */
+  async shortId(): Promise<string> {
+    const all = await readTaskIds(this.#ctx.tasksDir);
+    return uniquePrefix(this.id, all, STORE_LIMITS.shownIdChars);
   }
 
   /**

@@ -10,7 +10,7 @@ export abstract class StoreError extends WardenError {}
 /** A reference that is not a task id or a prefix of one (too short, wrong alphabet). */
 export class BadTaskIdError extends StoreError {
   static override readonly hint =
-    "give a task id or a unique prefix of at least 4 characters, as `warden ls` shows them";
+    "give a task id or a unique prefix of at least 4 characters, as `warden ls` shows them, or @last";
   readonly code: string = "BAD_TASK_ID";
   readonly exitClass = "usage";
 }
@@ -39,6 +39,14 @@ export class AmbiguousIdError extends StoreError {
     super(message, options);
     this.candidates = options.candidates;
   }
+}
+
+/** `@last-N` asks for a task further back than the store has tasks. */
+export class NoRecentTaskError extends StoreError {
+  static override readonly hint =
+    "`@last` is the newest task and `@last-N` the one N before it; `warden ls` lists them all";
+  readonly code: string = "NO_RECENT_TASK";
+  readonly exitClass = "usage";
 }
 
 /** Someone else holds the task's attach.lock. */

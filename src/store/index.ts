@@ -14,7 +14,7 @@ export type { WaitOptions, WaitOutcome } from "./waitTask.js";
 export type { WatchOptions } from "./watchEvents.js";
 export type { RemoveOptions, GcOptions, GcOutcome } from "./removeTask.js";
 export type { TaskSummary, TaskDetails, ListFilter } from "./summary.js";
-export { TASK_STATES, type TaskState } from "./state.js";
+export { isExpired, TASK_STATES, type TaskState } from "./state.js";
 export {
   TERMINAL_STATES,
   STOPPED_BY,

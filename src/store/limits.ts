@@ -48,6 +48,11 @@ export const STORE_LIMITS = {
   /** The shortest id prefix that resolves: shorter prefixes collide as soon as a few tasks exist. */
   minIdPrefix: 4,
   /**
+   * The fewest characters of an id that warden shows: enough that a shown id rarely grows as
+   * tasks arrive; longer only when tasks made within about a second share these characters.
+   */
+  shownIdChars: 8,
+  /**
    * Permission prompts a task may put to a person over its life: each one waits for somebody,
    * so a task that asks more than this is not one a person can follow. Past it, the host denies.
    */

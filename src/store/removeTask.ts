@@ -15,7 +15,7 @@ import {
 } from "./errors.js";
 import { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 import { listChildren, readSpec, readSpecSync } from "./readTask.js";
-import { deriveState } from "./state.js";
+import { deriveState, isExpired } from "./state.js";
 import { listSummaries, type TaskSummary } from "./summary.js";
 
 export interface RemoveOptions {
@@ -117,8 +117,9 @@ function ageOf(olderThan: number | string | undefined): number {
 }
 
 /**
- * Removes finished tasks older than the age, but never a task that still has a child it keeps,
- * and deletes what dead creators and removals left in tmp/.
+ * Removes finished tasks older than the age, and expired ones whose deadline is that old (their
+ * deadline is their end), but never a task that still has a child it keeps, and deletes what
+ * dead creators and removals left in tmp/.
  */
 export async function collectGarbage(
   ctx: StoreContext,
@@ -135,7 +136,8 @@ export async function collectGarbage(
   const removable = (t: TaskSummary): boolean => {
     const known = memo.get(t.id);
     if (known !== undefined) return known;
-    const old = t.finishedAt !== undefined && t.finishedAt <= cutoff;
+    const endedAt = isExpired(t, ctx.now()) ? t.deadline : t.finishedAt;
+    const old = endedAt !== undefined && endedAt <= cutoff;
     const result = old && (children.get(t.id) ?? []).every(removable);
     memo.set(t.id, result);
     return result;

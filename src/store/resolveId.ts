@@ -1,6 +1,6 @@
-// Turning what a user typed into a task id: a whole id, or a unique prefix of at least 4
-// characters. Upper case is accepted (ULIDs are often written so); an ambiguous prefix names
-// its candidates.
+// Turning what a user typed into a task id: a whole id, a unique prefix of at least 4
+// characters, or `@last` (the newest task) and `@last-N` (the Nth before it). Upper case is
+// accepted (ULIDs are often written so); an ambiguous prefix names its candidates.
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { cleanLine } from "../protocol/index.js";
 import {
   AmbiguousIdError,
   BadTaskIdError,
+  NoRecentTaskError,
   noSuchTask,
   notATaskId,
   TaskNotFoundError,
@@ -16,9 +17,39 @@ import { STORE_LIMITS } from "./limits.js";
 import { isIdAlphabet, isTaskId } from "./taskId.js";
 
 const ID_LENGTH = 26;
+/** `@last` or `@last-N`; N in decimal, at most as long as a safe integer is. */
+const RECENT = /^@last(?:-([0-9]{1,15}))?$/;
+
+/** Every task id in the store, oldest first (ids sort by creation time). */
+export async function readTaskIds(tasksDir: string): Promise<string[]> {
+  return (await readdir(tasksDir)).filter(isTaskId).sort();
+}
+
+/** The task `@last-N` names: N tasks before the newest, counting by id (creation time). */
+async function resolveRecent(tasksDir: string, ref: string, wanted: string): Promise<string> {
+  const match = RECENT.exec(wanted);
+  if (match === null) {
+    throw new BadTaskIdError(
+      notATaskId(ref, "the only names starting with @ are @last and @last-N"),
+    );
+  }
+  const back = Number(match[1] ?? "0");
+  const ids = await readTaskIds(tasksDir);
+  const id = ids[ids.length - 1 - back];
+  if (id === undefined) {
+    const count =
+      ids.length === 0 ? "no tasks" : ids.length === 1 ? "1 task" : `${ids.length} tasks`;
+    const which = back === 0 ? "the newest task" : `the task ${back} before the newest`;
+    throw new NoRecentTaskError(
+      `${cleanLine(ref.trim())} names ${which}, but this data directory has ${count}`,
+    );
+  }
+  return id;
+}
 
 export async function resolveTaskId(tasksDir: string, ref: string): Promise<string> {
   const wanted = ref.trim().toLowerCase();
+  if (wanted.startsWith("@")) return resolveRecent(tasksDir, ref, wanted);
   if (wanted === "" || !isIdAlphabet(wanted)) {
     throw new BadTaskIdError(notATaskId(ref, "it has characters no task id has"));
   }
@@ -35,9 +66,7 @@ export async function resolveTaskId(tasksDir: string, ref: string): Promise<stri
       notATaskId(ref, `a prefix needs at least ${STORE_LIMITS.minIdPrefix} characters`),
     );
   }
-  const matches = (await readdir(tasksDir))
-    .filter((name) => name.startsWith(wanted) && isTaskId(name))
-    .sort();
+  const matches = (await readTaskIds(tasksDir)).filter((name) => name.startsWith(wanted));
   const [first, ...rest] = matches;
   if (first === undefined) throw new TaskNotFoundError(noSuchTask(wanted));
   if (rest.length > 0) {

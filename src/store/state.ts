@@ -28,6 +28,15 @@ export function isFinished(state: TaskState): boolean {
   return state === "succeeded" || state === "failed" || state === "cancelled";
 }
 
+/**
+ * Whether a task is past its deadline with nobody running it (created, or interrupted). It can
+ * never run again (an attach records it failed with the deadline), so lists show it as expired
+ * and gc counts its deadline as its end. A derived view, like the state itself: nothing is written.
+ */
+export function isExpired(task: { state: TaskState; deadline: number }, now: number): boolean {
+  return (task.state === "created" || task.state === "interrupted") && now >= task.deadline;
+}
+
 /** The children of a task that an executor runs now. */
 export function runningChildren(ctx: StoreContext, paths: TaskPaths): string[] {
   return listChildren(paths, ctx.tasksDir).filter(

@@ -86,7 +86,9 @@ import { awaitReply, type AwaitReplyOptions, type ReplyOutcome } from "./awaitRe
 import { askerLineage } from "./lineage.js";
 import { approveDecision } from "./policy.js";
 import { readFullSpec, readSpec, readTerminal } from "./readTask.js";
-import { resolveTaskId } from "./resolveId.js";
+import { STORE_LIMITS } from "./limits.js";
+import { readTaskIds, resolveTaskId } from "./resolveId.js";
+import { shortIds } from "./shortIds.js";
 import {
   collectGarbage,
   removeTask,
@@ -171,9 +173,23 @@ export class Tasks {
     return currentTask(this.#ctx.env);
   }
 
-  /** Resolves an id or a unique prefix of 4 or more characters. */
+  /** Resolves an id, a unique prefix of 4 or more characters, `@last` or `@last-N`. */
   async resolve(ref: string): Promise<string> {
     return resolveTaskId(this.#ctx.tasksDir, ref);
+  }
+
+  /**
+   * The id each of `ids` is shown as: the shortest prefix unique among the store's tasks now,
+   * at least STORE_LIMITS.shownIdChars long. Keyed by id.
+   */
+  async shortIds(ids: readonly string[]): Promise<Map<string, string>> {
+    const all = await readTaskIds(this.#ctx.tasksDir);
+    return shortIds(ids, all, STORE_LIMITS.shownIdChars);
+  }
+
+  /** The id `id` is shown as; see shortIds. */
+  async shortId(id: string): Promise<string> {
+    return (await this.shortIds([id])).get(id) ?? id;
   }
 
   async create(spec: TaskSpecInput, options: CreateOptions = {}): Promise<TaskSummary> {

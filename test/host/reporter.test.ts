@@ -69,3 +69,21 @@ test("quiet shows nothing", () => {
   reporter.done();
   assert.equal(text(), "");
 });
+
+test("every line shows the id it is given, the store's unique prefix, on a terminal and elsewhere", () => {
+  const shortId = ID.slice(0, 11);
+  for (const tty of [true, false]) {
+    const { out, text } = capture(tty, 80);
+    const reporter = makeReporter({ out, taskId: ID, shortId, tty });
+    reporter.progress("cloning");
+    reporter.note("running");
+    reporter.done();
+    assert.match(text(), /warden\[01m8mes74kr\]: running\n/);
+    if (tty) assert.match(text(), /\[01m8mes74kr\] cloning/);
+    else assert.match(text(), /guest\[01m8mes74kr\]: cloning\n/);
+  }
+  assert.throws(
+    () => makeReporter({ out: capture(true).out, taskId: ID, shortId: "01zz", tty: true }),
+    /not a prefix of the task id/,
+  );
+});

@@ -79,3 +79,42 @@ test("a short prefix, a foreign character or an unknown id is refused by name", 
     code("BAD_TASK_ID"),
   );
 });
+
+test("@last is the newest task, @last-N the one N before it, in any case", async () => {
+  const own = await tempStore();
+  try {
+    const made: string[] = [];
+    for (let i = 0; i < 4; i++) made.push((await own.tasks.create({ prompt: `t${i}` })).id);
+    assert.equal(await own.tasks.resolve("@last"), made[3]);
+    assert.equal(await own.tasks.resolve("@last-0"), made[3]);
+    assert.equal(await own.tasks.resolve("@last-2"), made[1]);
+    assert.equal(await own.tasks.resolve(" @LAST-3 "), made[0]);
+    assert.equal((await own.tasks.get("@last-1")).id, made[2]);
+  } finally {
+    await own.cleanup();
+  }
+});
+
+test("@last-N past the oldest task, or @last in an empty store, is refused with a hint", async () => {
+  const own = await tempStore();
+  try {
+    const noRecent = (count: string) => (e: unknown) => {
+      const error = e as { code: string; exitClass: string; message: string; hint?: string };
+      assert.equal(error.code, "NO_RECENT_TASK");
+      assert.equal(error.exitClass, "usage");
+      assert.match(error.message, new RegExp(`has ${count}$`));
+      assert.match(error.hint ?? "", /@last-N/);
+      return true;
+    };
+    await assert.rejects(own.tasks.resolve("@last"), noRecent("no tasks"));
+    await own.tasks.create({ prompt: "one" });
+    await own.tasks.create({ prompt: "two" });
+    await assert.rejects(own.tasks.resolve("@last-2"), noRecent("2 tasks"));
+    await assert.rejects(own.tasks.get("@last-999999999999999"), noRecent("2 tasks"));
+    for (const ref of ["@first", "@last-", "@last-x", "@last+1", "@last-1000000000000000"]) {
+      await assert.rejects(own.tasks.resolve(ref), code("BAD_TASK_ID"), ref);
+    }
+  } finally {
+    await own.cleanup();
+  }
+});

@@ -55,16 +55,20 @@ test("removing a child takes it out of its parent's children", async () => {
   assert.deepEqual(await store.tasks.remove(parent.id), [parent.id]);
 });
 
-test("gc removes tasks finished longer ago than the age, and keeps the rest", async () => {
+test("gc removes tasks finished or expired longer ago than the age, and keeps the rest", async () => {
   const fresh = await tempStore();
   try {
     const t = fresh.tasks;
     const finish = async (id: string) => (await t.attach(id)).finish({ state: "succeeded" });
     const oldRoot = await t.create({ prompt: "old root" });
     const oldChild = await t.create({ prompt: "old child", parent: oldRoot.id });
-    const keptParent = await t.create({ prompt: "parent of a live child" });
-    const liveChild = await t.create({ prompt: "live child", parent: keptParent.id });
-    const unfinished = await t.create({ prompt: "never finished" });
+    // Unfinished tasks that can still run (their deadline is ahead ten days on) are kept; one
+    // past its deadline with nobody running it is expired, and its deadline counts as its end.
+    const live = { deadline: "20d" };
+    const keptParent = await t.create({ prompt: "parent of a live child", ...live });
+    const liveChild = await t.create({ prompt: "live child", parent: keptParent.id, ...live });
+    const unfinished = await t.create({ prompt: "never finished", ...live });
+    const expired = await t.create({ prompt: "expired", deadline: "1d" });
     await finish(oldChild.id);
     await finish(oldRoot.id);
     await finish(keptParent.id);
@@ -75,7 +79,9 @@ test("gc removes tasks finished longer ago than the age, and keeps the rest", as
       now: () => Date.now() + 10 * DAY,
     });
     const outcome = await later.gc({ olderThan: "7d" });
-    assert.deepEqual(outcome.removed, [oldChild.id, oldRoot.id]);
+    // Children go first; two roots made in the same millisecond may come in either order.
+    assert.equal(outcome.removed[0], oldChild.id);
+    assert.deepEqual(outcome.removed.slice(1).sort(), [oldRoot.id, expired.id].sort());
     assert.deepEqual(
       (await t.list()).map((s) => s.id),
       [keptParent.id, liveChild.id, unfinished.id],

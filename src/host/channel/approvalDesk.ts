@@ -107,9 +107,10 @@ export class ApprovalDesk {
       return this.#denied(tool, summary, "store", why);
     }
     this.#event("approval_asked", { request: request.n, tool, summary });
+    const shown = await attachment.shortId();
     reporter?.note(
       `the agent asks to use ${cleanLine(tool)}: ${cleanLine(summary)}; answer with ` +
-        `\`warden approve ${attachment.id.slice(0, 8)} ${request.n} allow\` (or deny) ` +
+        `\`warden approve ${shown} ${request.n} allow\` (or deny) ` +
         `within ${Math.round(timeoutMs / 1000)} s`,
     );
     let settled: ApprovalRequest;

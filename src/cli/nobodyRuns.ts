@@ -1,0 +1,61 @@
+// A task nobody runs (created and never started, or interrupted when its runner died) never
+// ends by itself, so `wait` and `watch` stop following it and say how to start it, never hang.
+import { setTimeout as sleep } from "node:timers/promises";
+import { isExpired, type Tasks, type TaskState } from "../store/index.js";
+import { TaskNotRunningError } from "./cliErrors.js";
+
+/**
+ * How long a task must be seen with nobody running it, without a break, before `wait` and
+ * `watch` say so. A `warden start` launched a moment ago (by hand, or the background one of
+ * `run --detach`) attaches only after Node has started and the checks before the attach have
+ * run, which takes about a second on a loaded machine.
+ */
+export const NOBODY_RUNS_GRACE_MS = 2_000;
+
+/** How often the task's state is looked at meanwhile: one lock probe and a few small reads. */
+const LOOK_EVERY_MS = 200;
+
+type Unattended = "created" | "interrupted";
+
+function isUnattended(state: TaskState): state is Unattended {
+  return state === "created" || state === "interrupted";
+}
+
+/** The error that says nobody runs task `id`, which is in `state`, and how to start it. */
+export function nobodyRunsError(id: string, state: Unattended, expired: boolean): Error {
+  const what =
+    state === "created"
+      ? `task ${id} was created but nobody runs it`
+      : `task ${id} was interrupted (its runner stopped) and nobody runs it`;
+  if (expired) {
+    return new TaskNotRunningError(`${what}, and its deadline has passed`, {
+      hint: `it can no longer run; remove it with \`warden rm ${id}\`, or run it again as a new task`,
+    });
+  }
+  return new TaskNotRunningError(what, { hint: `start it with \`warden start ${id}\`` });
+}
+
+/**
+ * Resolves with the error to throw once nobody has run the task for the whole grace, or with
+ * undefined when the signal aborts first (the task ended, or the caller stopped following it).
+ */
+export async function whenNobodyRuns(
+  tasks: Tasks,
+  id: string,
+  signal: AbortSignal,
+): Promise<Error | undefined> {
+  let unattendedSince: number | undefined;
+  while (!signal.aborted) {
+    const details = await tasks.get(id);
+    const now = Date.now();
+    if (!isUnattended(details.state)) unattendedSince = undefined;
+    else {
+      unattendedSince ??= now;
+      if (now - unattendedSince >= NOBODY_RUNS_GRACE_MS) {
+        return nobodyRunsError(id, details.state, isExpired(details, now));
+      }
+    }
+    await sleep(LOOK_EVERY_MS, undefined, { signal }).catch(() => undefined);
+  }
+  return undefined;
+}
