@@ -1,34 +1,40 @@
 // `warden cancel`: ask a task (and its unfinished descendants) to end.
 import type { Command } from "commander";
+import type { CancelOutcome } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
 
 export function registerCancel(program: Command): void {
   program
     .command("cancel")
-    .summary("cancel a task and its descendants")
+    .summary("cancel tasks and their descendants")
     .description(
       "Ask a task to end: its executor stops the sandbox (SIGTERM, a grace, SIGKILL) and records " +
         "it cancelled. A task nobody runs is recorded cancelled at once. Its unfinished " +
         "descendants are cancelled with it. Returns once the request is written; `warden wait` " +
-        "waits for the end.",
+        "waits for the end. Several ids cancel each of them, one line (or JSON object) each.",
     )
-    .argument("<id>", "the task's id or a unique prefix of it")
-    .option("--json", "print the outcome as JSON")
-    .action(async (ref: string, flags: { json?: boolean }, cmd: Command) => {
+    .argument("<ids...>", "the tasks' ids or unique prefixes of them")
+    .option("--json", "print each outcome as JSON, one object a line")
+    .action(async (refs: string[], flags: { json?: boolean }, cmd: Command) => {
       const tasks = await openTasks(cmd);
-      const outcome = await tasks.cancel(ref);
-      if (flags.json === true) {
-        printJson(outcome);
-        return;
+      // Every id is resolved before any task is cancelled: a typo cancels nothing.
+      const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
+      for (const id of ids) {
+        const outcome = await tasks.cancel(id);
+        if (flags.json === true) printJson(outcome);
+        else process.stdout.write(cancelLine(outcome) + "\n");
       }
-      if (outcome.finished !== undefined) {
-        process.stdout.write(`${outcome.id} had already finished (${outcome.finished.state})\n`);
-        return;
-      }
-      const others = outcome.marked.length - 1;
-      const more = others > 0 ? ` and ${others} descendant${others === 1 ? "" : "s"}` : "";
-      const now = outcome.recorded.includes(outcome.id) ? "cancelled" : "cancelling";
-      process.stdout.write(`${outcome.id} ${now}${more}\n`);
     });
+}
+
+/** What a cancel did to one task, in a person's words. */
+function cancelLine(outcome: CancelOutcome): string {
+  if (outcome.finished !== undefined) {
+    return `${outcome.id} had already finished (${outcome.finished.state})`;
+  }
+  const others = outcome.marked.length - 1;
+  const more = others > 0 ? ` and ${others} descendant${others === 1 ? "" : "s"}` : "";
+  const now = outcome.recorded.includes(outcome.id) ? "cancelled" : "cancelling";
+  return `${outcome.id} ${now}${more}`;
 }

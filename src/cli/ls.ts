@@ -1,60 +1,126 @@
-// `warden ls`: every task, oldest first, with its state.
-import { Option, type Command } from "commander";
+// `warden ls`: tasks newest first, each with its state, agent, elapsed time, changes and cost,
+// fitted to the terminal's width, and a totals line; or their full ids (-q), or JSON.
+import { realpath } from "node:fs/promises";
+import type { Command } from "commander";
 import { cleanLine } from "../protocol/index.js";
-import { TASK_STATES, type TaskState, type TaskSummary } from "../store/index.js";
+import { listFacts } from "../host/index.js";
+import { TASK_STATES, isExpired, type TaskSummary } from "../store/index.js";
+import { UsageError } from "./cliErrors.js";
 import { collect, openTasks } from "./context.js";
-import { printJson, stateWords, taskView } from "./taskView.js";
+import { parsePositive } from "./parseValues.js";
+import { elapsedMs, tableLines, tableWidth, totalsLine } from "./taskTable.js";
+import { printJson, taskView } from "./taskView.js";
 
-function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s}s`;
-  if (s < 7200) return `${Math.round(s / 60)}m`;
-  if (s < 172_800) return `${Math.round(s / 3600)}h`;
-  return `${Math.round(s / 86_400)}d`;
+/** `expired` is derived (created or interrupted, past the deadline), so it is chosen apart. */
+const LS_STATES = [...TASK_STATES, "expired"] as const;
+type LsState = (typeof LS_STATES)[number];
+
+interface LsFlags {
+  state?: string[];
+  limit?: string;
+  quiet?: boolean;
+  repo?: string;
+  json?: boolean;
 }
 
-function stateText(task: TaskSummary): string {
-  return stateWords(taskView(task), "");
+function checkStates(given: readonly string[]): LsState[] {
+  for (const state of given) {
+    if (!(LS_STATES as readonly string[]).includes(state)) {
+      throw new UsageError(`--state ${cleanLine(state)} is not a state`, {
+        hint: `the states are ${LS_STATES.join(", ")}`,
+      });
+    }
+  }
+  return given as LsState[];
+}
+
+/** A task's repository as the file system resolves it now, else as it was stored. */
+async function realRepo(repo: string): Promise<string> {
+  return realpath(repo).catch(() => repo);
+}
+
+async function onlyRepo(list: TaskSummary[], path: string): Promise<TaskSummary[]> {
+  let wanted: string;
+  try {
+    wanted = await realpath(path);
+  } catch {
+    throw new UsageError(`--repo ${cleanLine(path)}: no such directory`, {
+      hint: "pass --repo PATH of a repository tasks were made in",
+    });
+  }
+  const resolved = new Map<string, string>();
+  const out: TaskSummary[] = [];
+  for (const task of list) {
+    if (task.repo === undefined) continue;
+    const real = resolved.get(task.repo) ?? (await realRepo(task.repo));
+    resolved.set(task.repo, real);
+    if (real === wanted) out.push(task);
+  }
+  return out;
 }
 
 export function registerLs(program: Command): void {
   program
     .command("ls")
-    .summary("list tasks")
-    .description("List every task in the data directory, oldest first, with its state.")
-    .addOption(
-      new Option("--state <state>", "only tasks in this state (repeatable)")
-        .choices([...TASK_STATES])
-        .argParser(collect),
+    .summary("list tasks, newest first")
+    .description(
+      "List the tasks in the data directory, newest first, fitted to the terminal's width, " +
+        "with a totals line.",
     )
+    .option(
+      "--state <state>",
+      `only tasks in this state (repeatable): ${LS_STATES.join(", ")}`,
+      collect,
+    )
+    .option("--repo <path>", "only tasks of this repository")
+    .option("--limit <n>", "only the n newest tasks")
+    .option("-q, --quiet", "print only full task ids, one per line")
     .option("--json", "print a JSON array")
-    .action(async (flags: { state?: string[]; json?: boolean }, cmd: Command) => {
+    .action(async (flags: LsFlags, cmd: Command) => {
+      const states = flags.state === undefined ? undefined : checkStates(flags.state);
+      const limit = flags.limit === undefined ? undefined : parsePositive(flags.limit, "--limit");
+      if (flags.quiet === true && flags.json === true) {
+        throw new UsageError("-q and --json cannot be used together", {
+          hint: "use -q for ids, one per line, or --json for everything",
+        });
+      }
       const tasks = await openTasks(cmd);
-      const states = flags.state as TaskState[] | undefined;
       // A damaged task is named on stderr and left out; the rest are listed as always.
       const onDamaged = (id: string, error: Error): void => {
         process.stderr.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
       };
-      const list = await tasks.list(states === undefined ? { onDamaged } : { states, onDamaged });
+      const now = Date.now();
+      let list = (await tasks.list({ onDamaged })).reverse();
+      if (states !== undefined) {
+        list = list.filter(
+          (t) => states.includes(t.state) || (states.includes("expired") && isExpired(t, now)),
+        );
+      }
+      if (flags.repo !== undefined) list = await onlyRepo(list, flags.repo);
+      const shownTasks = limit === undefined ? list : list.slice(0, limit);
       if (flags.json === true) {
-        printJson(list.map((task) => taskView(task)));
+        printJson(
+          shownTasks.map((task) => ({
+            ...taskView(task),
+            ...listFacts(task),
+            elapsedMs: elapsedMs(task, now),
+          })),
+        );
         return;
       }
-      if (list.length === 0) {
+      if (flags.quiet === true) {
+        for (const task of shownTasks) process.stdout.write(task.id + "\n");
+        return;
+      }
+      if (shownTasks.length === 0) {
         process.stdout.write("no tasks\n");
         return;
       }
-      const now = Date.now();
       // Each task by its shortest unique prefix: ids made within a second share 8 characters.
-      const shown = await tasks.shortIds(list.map((t) => t.id));
-      const idWidth = Math.max(2, ...[...shown.values()].map((id) => id.length));
-      const width = Math.max(5, ...list.map((t) => stateText(t).length));
-      process.stdout.write(
-        `${"ID".padEnd(idWidth)}  ${"STATE".padEnd(width)}  ${"AGE".padStart(4)}  TITLE\n`,
-      );
-      for (const task of list) {
-        const line = `${(shown.get(task.id) ?? task.id).padEnd(idWidth)}  ${stateText(task).padEnd(width)}  ${age(now - task.createdAt).padStart(4)}  ${cleanLine(task.title)}`;
-        process.stdout.write(line + "\n");
-      }
+      const shown = await tasks.shortIds(shownTasks.map((t) => t.id));
+      const width = tableWidth(process.env, process.stdout);
+      const lines = tableLines(shownTasks, shown, now, width);
+      lines.push(totalsLine(shownTasks, list.length));
+      process.stdout.write(lines.join("\n") + "\n");
     });
 }

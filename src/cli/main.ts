@@ -17,6 +17,7 @@ import { registerGc } from "./gc.js";
 import { registerLogs } from "./logs.js";
 import { registerLs } from "./ls.js";
 import { printError } from "./printError.js";
+import { registerRerun } from "./rerun.js";
 import { registerRm } from "./rm.js";
 import { registerRun } from "./run.js";
 import { registerSend } from "./send.js";
@@ -36,12 +37,28 @@ function wantsJson(command: Command): boolean {
   return command.opts<{ json?: boolean }>().json === true;
 }
 
-/** commander's own messages (`error: unknown option '--x'`) in warden's form, with a hint. */
+/**
+ * Whether a command line commander refused before it found a verb asked for --json: no verb
+ * parsed it, so the words themselves are read (up to a `--`, after which words are the agent's).
+ */
+function argvWantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/**
+ * commander's own messages (`error: unknown option '--x'`) in warden's form, with a hint, on one
+ * line: its suggestion (`(Did you mean show?)`, on a line of its own) becomes a sentence.
+ */
 function usageOutput(command: Command): (text: string, write: (text: string) => void) => void {
   const help = command.parent === null ? "warden --help" : `warden ${command.name()} --help`;
   return (text) => {
-    const what = text.trim().replace(/^error: /, "");
-    printError(new UsageError(what, { hint: `see \`${help}\`` }), wantsJson(command));
+    const what = text
+      .trim()
+      .replace(/^error: /, "")
+      .replace(/\s*\n\((Did you mean [^)]*)\)$/, ". $1");
+    const json = wantsJson(command) || (command.parent === null && argvWantsJson(process.argv));
+    printError(new UsageError(what, { hint: `see \`${help}\`` }), json);
   };
 }
 
@@ -68,6 +85,7 @@ function buildProgram(): Command {
     registerRun,
     registerCreate,
     registerStart,
+    registerRerun,
     registerLs,
     registerShow,
     registerWatch,

@@ -62,3 +62,14 @@ export function parseBytes(text: string, option: string): number {
   }
   return Math.floor(Number(match[1]) * unit);
 }
+
+/** A whole number of at least 1, such as how many rows to show. */
+export function parsePositive(text: string, option: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : 0;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`${option} ${cleanLine(text)} is not a whole number of at least 1`, {
+      hint: `write ${option} with digits only, such as ${option} 20`,
+    });
+  }
+  return value;
+}

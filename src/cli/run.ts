@@ -1,6 +1,7 @@
 // `warden run`: create a task and run it, in the foreground or (--detach) in the background.
 import type { Command } from "commander";
 import { createTask } from "../host/index.js";
+import type { Tasks } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
@@ -8,10 +9,7 @@ import { runForeground } from "./foreground.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
 
-interface RunFlags extends TaskFlags {
-  detach?: boolean;
-  quiet?: boolean;
-}
+interface RunFlags extends TaskFlags, RunHow {}
 
 export function registerRun(program: Command): void {
   const command = program
@@ -39,32 +37,48 @@ export function registerRun(program: Command): void {
     .action(async (argv: string[], flags: RunFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
       const { summary } = await createTask(tasks, await taskInput(flags, argv));
-      if (flags.detach !== true) {
-        try {
-          process.exitCode = await runForeground(tasks, summary.id, {
-            json: flags.json === true,
-            quiet: flags.quiet === true,
-          });
-        } catch (error) {
-          // Refused before it ran (a variable not set, a sandbox that cannot run here): the task
-          // exists, and `warden start` runs it once the cause is fixed.
-          if (flags.json === true) printJson(detailsView(await tasks.get(summary.id)));
-          else process.stdout.write(`${summary.id} created, not run\n`);
-          throw error;
-        }
-        return;
-      }
-      const detached = await detach(tasks, summary.id);
-      const view = detailsView(await tasks.get(summary.id));
-      if (flags.json === true) printJson({ ...view, detached: true, log: detached.log });
-      else process.stdout.write(summary.id + "\n");
-      if (detached.failed !== undefined) {
-        process.stderr.write(detached.failed.log.trimEnd() + "\n");
-        process.stderr.write(
-          `warden: the background run of ${summary.id} ended before it started the task\n` +
-            `hint: fix what it says above, then run it with \`warden start ${summary.id}\`\n`,
-        );
-        process.exitCode = EXIT.failed;
-      }
+      await runCreated(tasks, summary.id, flags);
     });
+}
+
+/** What `run` and `rerun` share: the flags that say how a task they made is run. */
+export interface RunHow {
+  detach?: boolean;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+/** Runs the task `run` or `rerun` just made: in the foreground, or in the background. */
+export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promise<void> {
+  if (flags.detach !== true) {
+    try {
+      process.exitCode = await runForeground(tasks, id, {
+        json: flags.json === true,
+        quiet: flags.quiet === true,
+      });
+    } catch (error) {
+      // Refused before it ran (a variable not set, a sandbox that cannot run here): the task
+      // exists, and `warden start` runs it once the cause is fixed.
+      if (flags.json === true) printJson(detailsView(await tasks.get(id)));
+      else process.stdout.write(`${id} created, not run\n`);
+      throw error;
+    }
+    return;
+  }
+  const detached = await detach(tasks, id);
+  const view = detailsView(await tasks.get(id));
+  if (flags.json === true) printJson({ ...view, detached: true, log: detached.log });
+  else process.stdout.write(id + "\n");
+  // The hint goes to stderr, so `id=$(warden run --detach ...)` still captures the id alone.
+  if (detached.failed === undefined && flags.json !== true) {
+    process.stderr.write(`hint: follow it with \`warden watch ${await tasks.shortId(id)}\`\n`);
+  }
+  if (detached.failed !== undefined) {
+    process.stderr.write(detached.failed.log.trimEnd() + "\n");
+    process.stderr.write(
+      `warden: the background run of ${id} ended before it started the task\n` +
+        `hint: fix what it says above, then run it with \`warden start ${id}\`\n`,
+    );
+    process.exitCode = EXIT.failed;
+  }
 }

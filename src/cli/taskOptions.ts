@@ -28,6 +28,8 @@ export interface TaskFlags {
   model?: string;
   maxTurns?: string;
   maxBudgetUsd?: string;
+  gitName?: string;
+  gitEmail?: string;
   timeout?: string;
   deadline?: string;
   sandbox: string;
@@ -60,6 +62,11 @@ export function addTaskOptions(command: Command): Command {
     .option("--model <name>", "the model the agent uses")
     .option("--max-turns <n>", "the most turns the agent may take (0: its default)")
     .option("--max-budget-usd <amount>", "the most the agent may spend, in US dollars")
+    .option("--git-name <name>", "who the task's commits are by (default: user.name of the repo)")
+    .option(
+      "--git-email <email>",
+      "the email of the task's commits (default: user.email of the repo)",
+    )
     .addOption(
       new Option(
         "--approve <policy>",
@@ -193,6 +200,8 @@ export async function taskInput(flags: TaskFlags, argv: string[]): Promise<Creat
   };
   if (flags.from !== undefined) input.from = flags.from;
   if (flags.model !== undefined) input.model = flags.model;
+  if (flags.gitName !== undefined) input.gitName = flags.gitName;
+  if (flags.gitEmail !== undefined) input.gitEmail = flags.gitEmail;
   if (flags.maxTurns !== undefined) input.maxTurns = parseCount(flags.maxTurns, "--max-turns");
   if (flags.maxBudgetUsd !== undefined) {
     input.maxBudgetUSD = parseAmount(flags.maxBudgetUsd, "--max-budget-usd");

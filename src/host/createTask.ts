@@ -9,6 +9,7 @@ import { hostSettings, type HostSettingsInput, type SandboxChoice } from "./host
 import { BadTaskOptionError } from "./errors.js";
 import { HOST_LIMITS } from "./limits.js";
 import { resolveStart, type TaskStart } from "./resolveStart.js";
+import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
 
 export interface CreateTaskInput {
@@ -25,6 +26,7 @@ export interface CreateTaskInput {
   maxTurns?: number;
   maxBudgetUSD?: number;
   timeoutSeconds?: number;
+  /** Who the agent's commits are by; absent: what git's config says in the repository. */
   gitName?: string;
   gitEmail?: string;
   /** How permission prompts are answered (agents that ask): always, never, or prompt a person. */
@@ -94,8 +96,9 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
   const start = await resolveStart(input.repo, input.from);
+  const identity = await resolveGitIdentity(start.repo, input);
   const settings: HostSettingsInput = definedFields({
-    guest: agentSettings(input),
+    guest: agentSettings({ ...input, ...identity }),
     sandbox: input.sandbox ?? "bwrap",
     allow,
     presets,

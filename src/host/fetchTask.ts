@@ -113,13 +113,25 @@ export interface TaskDiff {
   diff: string;
 }
 
+/**
+ * The base of a finished task the host saw change nothing, if it is one: its diff is empty, an
+ * answer rather than an error (fetch still refuses, since there is no branch to make).
+ */
+function unchangedBase(details: TaskDetails): string | undefined {
+  const facts = details.terminal?.details ?? {};
+  return facts.changes === false ? details.spec.base : undefined;
+}
+
 /** The task's changes against its base, made in a scratch repository, cleaned for a terminal. */
 export async function diffTask(
   tasks: Tasks,
   ref: string,
   options: DiffOptions = {},
 ): Promise<TaskDiff> {
-  const changes = await changesOf(tasks, ref);
+  const details = await tasks.get(ref);
+  const base = unchangedBase(details);
+  if (base !== undefined) return { id: details.id, base, head: base, diff: "" };
+  const changes = await changesOf(tasks, details.id);
   const id = changes.details.id;
   const diff = await diffChanges(
     {

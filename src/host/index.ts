@@ -3,6 +3,7 @@
 export { createTask, type CreateTaskInput } from "./createTask.js";
 export { executeTask } from "./executeTask.js";
 export { fetchTask, diffTask } from "./fetchTask.js";
+export { rerunTask } from "./rerunTask.js";
 export { makeReporter } from "./reporter.js";
 export { doctorReport } from "./doctor.js";
 export { readHostSettings, type SandboxChoice } from "./hostSettings.js";
@@ -33,3 +34,4 @@ export { checkTakesMessages } from "./takesMessages.js";
 export { AGENT_EVENT_TYPE } from "./channel/index.js";
 export { findAgentProgram } from "./agentProgram.js";
 export { eventText, dollars } from "./eventText.js";
+export { listFacts, type ListFacts } from "./listFacts.js";

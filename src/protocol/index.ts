@@ -36,6 +36,8 @@ export {
   MAX_AGENT_ENV,
   MAX_AGENT_ENV_VALUE_BYTES,
   settingsSchema,
+  GIT_NAME,
+  GIT_EMAIL,
   checkSettings,
   parseSettings,
   type AgentName,

@@ -77,6 +77,21 @@ const toolPatterns = z
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const PROMPT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
 
+/**
+ * The name and email of the commits made in the workspace. Git would take a newline, a NUL or an
+ * angle bracket into the commit header as a forged field or a second email, so they are refused;
+ * an empty one git itself refuses.
+ */
+export const GIT_NAME = settingText
+  .refine((n) => n.length > 0, "gitName is empty")
+  .refine((n) => !CONTROL.test(n) && !/[<>]/.test(n), "gitName has a control character, < or >");
+export const GIT_EMAIL = settingText
+  .refine((e) => e.length > 0, "gitEmail is empty")
+  .refine(
+    (e) => !CONTROL.test(e) && !/[<>\s]/.test(e),
+    "gitEmail has a space, control character, < or >",
+  );
+
 export const settingsSchema = z
   .object({
     /** The task these settings belong to, for the environment protocol. */
@@ -161,15 +176,8 @@ export const settingsSchema = z
     maxTurns: count(LIMITS.maxTurns).optional(),
     maxBudgetUSD: z.number().min(0).max(LIMITS.maxBudgetUSD).optional(),
     timeoutSeconds: count(LIMITS.timeoutSeconds).optional(),
-    gitName: settingText
-      .refine((n) => !CONTROL.test(n) && !/[<>]/.test(n), "gitName has a control character, < or >")
-      .optional(),
-    gitEmail: settingText
-      .refine(
-        (e) => !CONTROL.test(e) && !/[<>\s]/.test(e),
-        "gitEmail has a space, control character, < or >",
-      )
-      .optional(),
+    gitName: GIT_NAME.optional(),
+    gitEmail: GIT_EMAIL.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {

@@ -3,7 +3,6 @@ import { mkdir, rm, symlink } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { realpathSync } from "node:fs";
-import { PassThrough } from "node:stream";
 import { cleanLine } from "../protocol/index.js";
 import { checkPathsExist } from "./checkPaths.js";
 import { SandboxStartError } from "./errors.js";
@@ -100,9 +99,6 @@ export class NoneBackend implements SandboxBackend<NonePlan> {
     if (Object.keys(plan.limits).length > 0) {
       warnings.push("the sandbox `none` applies no memory, process or disk bounds");
     }
-    const stderr = new PassThrough();
-    stderr.write(`warden: ${NOT_ISOLATED_WARNING}\n`);
-    spawned.stderr.pipe(stderr);
     const pid = spawned.pid;
     const control = {
       findRunner: () => Promise.resolve(pid),
@@ -118,6 +114,6 @@ export class NoneBackend implements SandboxBackend<NonePlan> {
         return { outOfMemory: false, warnings: [] };
       },
     };
-    return new StartedSandbox({ ...spawned, stderr }, warnings, control);
+    return new StartedSandbox(spawned, warnings, control);
   }
 }

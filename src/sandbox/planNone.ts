@@ -42,7 +42,10 @@ export interface NonePlan {
   limits: SandboxLimits;
 }
 
-/** The line the none backend puts first on the sandbox's stderr, and in its warnings. */
+/**
+ * The none backend's first warning. It is said once, in the warnings the host shows and records,
+ * never also on the runner's stderr, where the host would show it a second time.
+ */
 export const NOT_ISOLATED_WARNING =
   "WARNING: sandbox `none`: the runner is NOT isolated. It runs as you, with your files, your " +
   "network and your processes in reach, and may outlive warden if warden is killed. Use it only " +

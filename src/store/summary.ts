@@ -45,6 +45,10 @@ export interface TaskSummary {
   summaryCut?: boolean;
   /** Who runs it (pid, host, since), as the holder wrote it; only while running. */
   holder?: LockHolder;
+  /** The creator's settings from spec.json: opaque to the store, read by the host for lists. */
+  settings: Record<string, unknown>;
+  /** Once finished: the host's facts from the terminal record (opaque to the store). */
+  details?: Record<string, unknown>;
 }
 
 export interface TaskDetails extends TaskSummary {
@@ -74,11 +78,13 @@ export function summarize(paths: TaskPaths, spec: StoredSpec): TaskSummary {
     labels: spec.labels,
     title: spec.title,
     cancelRequested: existsSync(paths.cancel),
+    settings: spec.settings,
   };
   if (spec.repo !== undefined) summary.repo = spec.repo;
   const terminal = derived.terminal;
   if (terminal !== undefined) {
     summary.finishedAt = terminal.at;
+    if (terminal.details !== undefined) summary.details = terminal.details;
     if (terminal.stoppedBy !== undefined) summary.stoppedBy = terminal.stoppedBy;
     if (terminal.summary !== undefined) {
       summary.summary = terminal.summary;

@@ -24,6 +24,7 @@ const VERBS = [
   "run",
   "create",
   "start",
+  "rerun",
   "ls",
   "show",
   "watch",

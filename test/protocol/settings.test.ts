@@ -36,6 +36,14 @@ function refused(value: unknown, pattern: RegExp): void {
   );
 }
 
+/** As refused, for the bytes of task.json as the guest reads them. */
+function refusedBytes(value: Buffer, pattern: RegExp): void {
+  assert.throws(
+    () => parseSettings(value),
+    (error: unknown) => error instanceof BadSettingsError && pattern.test(error.message),
+  );
+}
+
 describe("settings", () => {
   test("a gitName with a bidi override or zero-width character is refused", () => {
     refused({ ...good, gitName: "Ada\u202eevil" }, /gitName/);
@@ -137,6 +145,16 @@ describe("settings", () => {
   test("a gitEmail with a space is refused", () => {
     refused({ ...good, gitEmail: "ada @example.com" }, /gitEmail/);
     refused({ ...good, gitEmail: "ada@example.com>" }, /gitEmail/);
+  });
+
+  test("a hostile git identity in task.json is refused: a newline, a NUL, < or >, too long, empty", () => {
+    const over = "a".repeat(LIMITS.settingTextBytes + 1);
+    for (const gitName of ["Eve\nauthor x", "Eve\0", "Eve <e@x>", over, ""]) {
+      refusedBytes(bytes({ ...good, gitName }), /gitName/);
+    }
+    for (const gitEmail of ["e@x\nauthor", "e@x\0", "<e@x", `${over}@x`, ""]) {
+      refusedBytes(bytes({ ...good, gitEmail }), /gitEmail/);
+    }
   });
 
   test("a setting text over its limit in bytes is refused", () => {

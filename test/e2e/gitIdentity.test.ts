@@ -1,0 +1,87 @@
+// The commits a task hands back are by the person whose repository it is: the identity in the
+// repository's git config unless --git-name and --git-email say otherwise, both for the commits
+// the agent makes and for the one the runner makes of what the agent left uncommitted.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { git, NO_SYSTEM, runArgs, runCli, workspace, type Workspace } from "./fixtures.js";
+
+const COMMITS = "echo hi > hi.txt && git add hi.txt && git commit -qm hi";
+const LEAVES = "echo left > left.txt";
+
+describe("the identity of a task's commits", { skip: NO_SYSTEM }, () => {
+  let ws: Workspace;
+
+  before(async () => {
+    ws = await workspace();
+    await git(ws.repo, "config", "user.name", "Ada Lovelace");
+    await git(ws.repo, "config", "user.email", "ada@example.com");
+  });
+
+  after(async () => {
+    await ws.cleanup();
+  });
+
+  /** Runs a shell agent, fetches its branch, and reads each new commit's author and committer. */
+  async function identities(script: string, options: string[] = []): Promise<string[]> {
+    const run = await runCli(
+      ws.dataDir,
+      runArgs(ws.repo, "work", ["--json", ...options], ["sh", "-c", script]),
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const view = JSON.parse(run.stdout) as { id: string; changes: boolean };
+    assert.equal(view.changes, true);
+    const fetch = await runCli(ws.dataDir, ["fetch", view.id, "--json"]);
+    assert.equal(fetch.code, 0, fetch.stderr);
+    const { branch } = JSON.parse(fetch.stdout) as { branch: string };
+    const log = await git(ws.repo, "log", "--format=%an <%ae>|%cn <%ce>", `${ws.head}..${branch}`);
+    return log.split("\n");
+  }
+
+  test("the agent's own commit is by the repository's user.name and user.email", async () => {
+    assert.deepEqual(await identities(COMMITS), [
+      "Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>",
+    ]);
+  });
+
+  test("the runner's commit of what the agent left is by the repository's identity too", async () => {
+    assert.deepEqual(await identities(LEAVES), [
+      "Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>",
+    ]);
+  });
+
+  test("--git-name and --git-email win over the repository's config", async () => {
+    const flags = ["--git-name", "Grace Hopper", "--git-email", "grace@example.com"];
+    assert.deepEqual(await identities(COMMITS, flags), [
+      "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>",
+    ]);
+    assert.deepEqual(await identities(LEAVES, flags), [
+      "Grace Hopper <grace@example.com>|Grace Hopper <grace@example.com>",
+    ]);
+  });
+
+  test("a --git-name with an angle bracket is refused before a task is made", async () => {
+    const dataDir = join(ws.root, "refused");
+    const run = await runCli(
+      dataDir,
+      runArgs(ws.repo, "work", ["--git-name", "Eve <root@example.com>"], ["sh", "-c", LEAVES]),
+    );
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--git-name .* cannot be a commit's user\.name/);
+    const ls = await runCli(dataDir, ["ls", "--json"]);
+    assert.deepEqual(JSON.parse(ls.stdout), [], "no task was made");
+  });
+
+  test("a user.email in the repository's config that cannot be a commit's is refused", async () => {
+    const dataDir = join(ws.root, "refused-config");
+    await git(ws.repo, "config", "user.email", "ada@example.com\nauthor eve");
+    try {
+      const run = await runCli(dataDir, runArgs(ws.repo, "work", [], ["sh", "-c", LEAVES]));
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /the repository's user\.email \(git config\) .* cannot be/);
+      assert.match(run.stderr, /--git-email/);
+    } finally {
+      await git(ws.repo, "config", "user.email", "ada@example.com");
+    }
+  });
+});
