@@ -30,6 +30,10 @@ describeCli("run --detach's hint", (ws) => {
     );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, "");
-    assert.equal((JSON.parse(run.stdout) as { detached: boolean }).detached, true);
+    const view = JSON.parse(run.stdout) as { id: string; detached: boolean };
+    assert.equal(view.detached, true);
+    // The task must not outlive the test: the suite removes its store after the last test.
+    const wait = await runCli(ws.dataDir, ["wait", view.id]);
+    assert.equal(wait.code, 0, wait.stderr);
   });
 });
