@@ -27,7 +27,8 @@ module.exports = {
     layer("sandbox", ["protocol"]),
     layer("egress", ["protocol"]),
     layer("host", ["protocol", "store", "agents", "sandbox", "egress"]),
-    layer("cli", ["protocol", "host", "store"]),
+    layer("config", ["protocol", "store"]),
+    layer("cli", ["protocol", "host", "store", "config"]),
     // Each agent is a folder that uses the kit beside it, never another agent's folder, and the
     // kit knows no agent: only src/agents/index.ts names them all.
     {

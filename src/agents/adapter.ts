@@ -131,4 +131,9 @@ export interface AgentAdapter {
    * (Codex CLI, Gemini CLI): the runner starts one with `resume` set after a run that ended ok.
    */
   readonly resumable?: boolean;
+  /**
+   * True when warden reads no events from the agent's output (a command): the runner sends its
+   * stdout and stderr lines as `output` events while it runs, so that a watcher sees them.
+   */
+  readonly liveOutput?: boolean;
 }

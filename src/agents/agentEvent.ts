@@ -41,6 +41,19 @@ export type AgentEvent =
       readonly message?: string;
     }
   | { readonly type: "permission_denied"; readonly tool: string; readonly summary?: string }
+  /**
+   * A line an agent without a format warden reads (a command) wrote on stdout or stderr, sent
+   * while it runs. Cut to AGENT_EVENT_LIMITS.outputLineBytes; `skipped` counts the lines of the
+   * same stream left out before it (past the runner's rate), and a last event of a run may carry
+   * only that count, with an empty text. The whole output is in the transcript and the log.
+   */
+  | {
+      readonly type: "output";
+      readonly stream: "stdout" | "stderr";
+      readonly text: string;
+      readonly cut: boolean;
+      readonly skipped?: number;
+    }
   /** The agent's own account of how its run ended. */
   | {
       readonly type: "result";

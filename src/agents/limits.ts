@@ -11,6 +11,11 @@ export const AGENT_EVENT_LIMITS = {
   lineBytes: 16 * 1024 * 1024,
   /** A tool's or a model's name, or a tool call's id: real ones are short, a longer one is cut. */
   nameBytes: 128,
+  /**
+   * One line of a command's output in an `output` event: a terminal line with room to spare. A
+   * watcher follows along with these; the whole output is in the transcript and the agent log.
+   */
+  outputLineBytes: 1024,
 } as const;
 
 /** Claude Code's adapter. */

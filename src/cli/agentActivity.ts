@@ -21,7 +21,8 @@ export interface AgentActivity {
   recent: TaskEvent[];
 }
 
-const SHOWN_TYPES = new Set([
+/** The event types `recent` lists. */
+export const SHOWN_TYPES: ReadonlySet<string> = new Set([
   AGENT_EVENT_TYPE,
   "approval_asked",
   "approval_answered",

@@ -4,6 +4,9 @@
 import { Argument, type Command, type Help } from "commander";
 import { openTasks } from "./context.js";
 
+/** The word that names the newest task wherever an id is taken (the store resolves it). */
+export const NEWEST_TASK = "@last";
+
 /** The hidden verb the scripts call for the ids of the tasks in the store. */
 export const COMPLETE_IDS_VERB = "__complete-ids";
 
@@ -86,13 +89,26 @@ export function bashScript(plan: CompletionPlan): string {
 _warden() {
   # zsh's bashcompinit hands over COMP_WORDS counted from 1; bash counts from 0.
   [[ -n \${ZSH_VERSION-} ]] && setopt localoptions ksharrays
-  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}
+  # bash splits words at \`@\` (it is in COMP_WORDBREAKS), so \`@last\` comes as \`@\` and \`last\`:
+  # they are joined again in wwords (zsh keeps the name words for itself), and the whole word is
+  # offered, which is what readline replaces.
+  local wwords=() wcword=0 k last
+  for (( k = 0; k < \${#COMP_WORDS[@]}; k++ )); do
+    last=$(( \${#wwords[@]} - 1 ))
+    if (( last > 0 )) && [[ \${wwords[last]} == @ ]]; then
+      wwords[last]="@\${COMP_WORDS[k]}"
+    else
+      wwords+=("\${COMP_WORDS[k]}")
+    fi
+    (( k == COMP_CWORD )) && wcword=$(( \${#wwords[@]} - 1 ))
+  done
+  local cur=\${wwords[wcword]} prev=\${wwords[wcword-1]}
   local verb="" datadir=() i=1 opts="" valueopts=" " ids=none choices=""
-  while (( i < COMP_CWORD )); do
-    case \${COMP_WORDS[i]} in
-      --data-dir) datadir=(--data-dir "\${COMP_WORDS[i+1]}"); (( i += 2 )); continue ;;
+  while (( i < wcword )); do
+    case \${wwords[i]} in
+      --data-dir) datadir=(--data-dir "\${wwords[i+1]}"); (( i += 2 )); continue ;;
       -*) ;;
-      *) verb=\${COMP_WORDS[i]}; break ;;
+      *) verb=\${wwords[i]}; break ;;
     esac
     (( i++ ))
   done
@@ -116,9 +132,9 @@ ${verbArms(plan)}
   fi
   [[ $valueopts == *" $prev "* ]] && return
   local positional=0 j
-  for (( j = i + 1; j < COMP_CWORD; j++ )); do
-    if [[ $valueopts == *" \${COMP_WORDS[j]} "* ]]; then (( j++ ))
-    elif [[ \${COMP_WORDS[j]} != -* ]]; then (( positional++ ))
+  for (( j = i + 1; j < wcword; j++ )); do
+    if [[ $valueopts == *" \${wwords[j]} "* ]]; then (( j++ ))
+    elif [[ \${wwords[j]} != -* ]]; then (( positional++ ))
     fi
   done
   if [[ -n $choices && $positional -eq 0 ]]; then
@@ -161,11 +177,13 @@ export function registerCompletion(program: Command): void {
     });
   program
     .command(COMPLETE_IDS_VERB, { hidden: true })
-    .description("Print the id of every task, one a line, for the completion scripts.")
+    .description("Print the id of every task, one a line, and @last, for the completion scripts.")
     .action(async (_flags: unknown, cmd: Command) => {
       const tasks = await openTasks(cmd);
       // A damaged task is left out quietly: completion must not write over the user's line.
       const list = await tasks.list({ onDamaged: () => undefined });
       for (const task of list) process.stdout.write(`${task.id}\n`);
+      // `@last` names the newest task wherever an id is taken; it is offered once there is one.
+      if (list.length > 0) process.stdout.write(`${NEWEST_TASK}\n`);
     });
 }

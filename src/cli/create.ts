@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { createTask } from "../host/index.js";
 import { openTasks } from "./context.js";
+import { warnUncommitted } from "./uncommittedWarning.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
 
@@ -15,7 +16,10 @@ export function registerCreate(program: Command): void {
     );
   addTaskOptions(command).action(async (argv: string[], flags: TaskFlags, cmd: Command) => {
     const tasks = await openTasks(cmd);
-    const { summary } = await createTask(tasks, await taskInput(flags, argv));
+    const input = await taskInput(flags, argv);
+    // What running it needs of this host is checked before the task is written.
+    const { summary, start } = await createTask(tasks, input, { env: process.env });
+    await warnUncommitted(start.repo, start.base, input.command);
     if (flags.json === true) printJson(detailsView(await tasks.get(summary.id)));
     else process.stdout.write(summary.id + "\n");
   });

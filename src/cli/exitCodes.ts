@@ -26,6 +26,7 @@ export function exitForState(state: TaskState, stoppedBy?: StoppedBy): ExitCode 
       return stoppedBy === undefined ? EXIT.failed : EXIT.bound;
     case "cancelled":
     case "created":
+    case "queued":
     case "running":
     case "interrupted":
       return EXIT.failed;

@@ -15,6 +15,11 @@ export interface FollowOptions {
   /** Whether the writer is done: after it says so, what is left is read and the follow ends. */
   readonly done: () => Promise<boolean>;
   readonly signal?: AbortSignal;
+  /**
+   * Called each time everything written so far has been yielded (and taken: the caller pulls
+   * the next bytes only after it has dealt with the last), before the follow waits or ends.
+   */
+  readonly caughtUp?: () => void;
 }
 
 /** The file, never through a link planted in its place (PLANTED_LINK); undefined if absent. */
@@ -54,6 +59,7 @@ export async function* followFile(
           yield Buffer.from(buffer.subarray(0, bytesRead));
         }
       }
+      options.caughtUp?.();
       if (finished) return;
       await sleep(FOLLOW_POLL_MS, undefined, { signal: options.signal }).catch(() => undefined);
     }

@@ -2,7 +2,9 @@
 // SIGINT or SIGTERM stopping the sandbox and leaving the task to be run again.
 import { executeTask, makeReporter } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
+import { mayPrompt, promptApprovals } from "./approvalPrompt.js";
 import { EXIT, exitForState, type ExitCode } from "./exitCodes.js";
+import { failureTail } from "./failureTail.js";
 import { detailsView, endLine, nextSteps, printJson } from "./taskView.js";
 
 export interface ForegroundOptions {
@@ -35,8 +37,23 @@ export async function runForeground(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // On a terminal the person who started the run answers the agent's permission prompts here.
+  const prompting = new AbortController();
+  const prompt = mayPrompt(process.stdin, process.stderr, options)
+    ? promptApprovals({
+        tasks,
+        id,
+        input: process.stdin,
+        say: (text) => {
+          reporter.note(text);
+        },
+        signal: prompting.signal,
+      }).catch(() => undefined)
+    : undefined;
   try {
     const outcome = await executeTask(tasks, id, { reporter, signal: controller.signal });
+    prompting.abort();
+    await prompt;
     const view = detailsView(await tasks.get(id));
     if (options.json === true) printJson(view);
     if (outcome.kind === "interrupted") {
@@ -48,11 +65,16 @@ export async function runForeground(
     }
     if (options.json !== true) {
       process.stdout.write(endLine(view) + "\n");
+      if (view.state === "failed") {
+        for (const line of await failureTail(tasks, id, await tasks.shortId(id)))
+          process.stdout.write(line + "\n");
+      }
       for (const step of nextSteps(view, await tasks.shortId(id)))
         process.stdout.write(`  ${step}\n`);
     }
     return exitForState(view.state, outcome.terminal.stoppedBy);
   } finally {
+    prompting.abort();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

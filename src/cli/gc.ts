@@ -1,5 +1,6 @@
 // `warden gc`: remove tasks that finished long ago.
 import type { Command } from "commander";
+import { durationText } from "../lang/index.js";
 import { openTasks } from "./context.js";
 import { parseMs } from "./parseValues.js";
 import { printJson } from "./taskView.js";
@@ -20,6 +21,11 @@ export function registerGc(program: Command): void {
       const tasks = await openTasks(cmd);
       const outcome = await tasks.gc({ olderThan });
       if (flags.json === true) printJson(outcome);
-      else process.stdout.write(`removed ${outcome.removed.length} task(s)\n`);
+      else {
+        const n = outcome.removed.length;
+        process.stdout.write(
+          `removed ${n} task${n === 1 ? "" : "s"} finished more than ${durationText(olderThan)} ago\n`,
+        );
+      }
     });
 }

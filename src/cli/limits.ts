@@ -7,4 +7,14 @@ export const CLI_LIMITS = {
    * not tell tasks apart, so a terminal narrower than the other columns plus this wraps instead.
    */
   lsTitleMinColumns: 12,
+  /**
+   * What a failed task's tail shows of the agent's stderr: its last lines, read from at most the
+   * file's last bytes, each line cut. Enough for a stack trace's end or an error message; the
+   * whole file is one `warden logs --agent-log` away.
+   */
+  failureTailLines: 12,
+  failureTailBytes: 16 * 1024,
+  failureTailLineBytes: 300,
+  /** The events a failed task's tail shows: the last few say what the host and runner did last. */
+  failureTailEvents: 8,
 } as const;

@@ -3,9 +3,11 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { basename } from "node:path";
 import { taskLayout } from "../host/index.js";
+import { localizeLineTime } from "../lang/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
 import { isRealDir, type TaskState } from "../store/index.js";
 import { followFile } from "./followFile.js";
+import { parseCount } from "./parseValues.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
 import { NothingToShowError, UsageError } from "./cliErrors.js";
@@ -46,6 +48,38 @@ async function* boundedLines(
   if (size > 0 || cut) yield { bytes: Buffer.concat(parts, size), cut };
 }
 
+/**
+ * The lines to print, for `--tail n`: held until everything written so far has been read, of
+ * which only the last n are printed; after that (`--follow`), each line as it comes. Without
+ * `--tail`, every line at once.
+ */
+class TailedLines<Line> {
+  #held: Line[] | undefined;
+
+  constructor(
+    private readonly keep: number | undefined,
+    private readonly print: (line: Line) => void,
+  ) {
+    this.#held = keep === undefined ? undefined : [];
+  }
+
+  add(line: Line): void {
+    if (this.#held === undefined) {
+      this.print(line);
+      return;
+    }
+    this.#held.push(line);
+    if (this.#held.length > (this.keep ?? 0)) this.#held.shift();
+  }
+
+  /** Prints what is held; from now on each line is printed as it is added. */
+  release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const line of held) this.print(line);
+  }
+}
+
 interface LogFlags {
   transcript?: boolean;
   agentLog?: boolean;
@@ -53,10 +87,11 @@ interface LogFlags {
   hostLog?: boolean;
   json?: boolean;
   follow?: boolean;
+  tail?: string;
 }
 
 /** The states in which a task's logs may still grow: someone runs it, or may yet. */
-const STILL_WRITTEN: readonly TaskState[] = ["created", "running"];
+const STILL_WRITTEN: readonly TaskState[] = ["created", "queued", "running"];
 
 export function registerLogs(program: Command): void {
   program
@@ -77,12 +112,14 @@ export function registerLogs(program: Command): void {
       "-f, --follow",
       "keep printing what is added until the task has finished (a result log appears at its end)",
     )
+    .option("-n, --tail <n>", "print only the last n lines (with --follow, then what is added)")
     .action(async (ref: string, flags: LogFlags, cmd: Command) => {
       const chosen = [flags.transcript, flags.agentLog, flags.proxyLog, flags.hostLog].filter(
         (f) => f === true,
       ).length;
       if (chosen > 1)
         throw new UsageError("more than one log was asked for", { hint: "pick one log flag" });
+      const tail = flags.tail === undefined ? undefined : parseCount(flags.tail, "--tail");
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
       const layout = taskLayout(tasks.dataDir, id);
@@ -104,15 +141,32 @@ export function registerLogs(program: Command): void {
       // followFile never opens a log through a link.
       isRealDir(layout.results);
       if (flags.follow !== true && !existsSync(file)) throw missing();
+      const lines = new TailedLines<{ text: string; cut: boolean }>(tail, ({ text, cut }) => {
+        if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
+        else process.stdout.write(text + "\n");
+      });
       const stream = followFile(file, {
         done: async () =>
           flags.follow !== true || !STILL_WRITTEN.includes((await tasks.get(id)).state),
+        // Without --follow the last line may still come without its newline, after the end.
+        ...(flags.follow === true
+          ? {
+              caughtUp: () => {
+                lines.release();
+              },
+            }
+          : {}),
       });
       for await (const { bytes, cut } of boundedLines(stream, MAX_LINE_BYTES)) {
-        const text = cleanLine(bytes) + (cut ? " [cut]" : "");
-        if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
-        else process.stdout.write(text + "\n");
+        const clean = cleanLine(bytes);
+        // The proxy log's times are ISO 8601 in UTC; text output shows them as every time is.
+        const text =
+          flags.json !== true && file === layout.proxyLog
+            ? localizeLineTime(clean, Date.now())
+            : clean;
+        lines.add({ text: text + (cut ? " [cut]" : ""), cut });
       }
+      lines.release();
       if (flags.follow === true && !existsSync(file)) throw missing();
     });
 }

@@ -4,8 +4,9 @@ import { realpath } from "node:fs/promises";
 import type { Command } from "commander";
 import { cleanLine } from "../protocol/index.js";
 import { listFacts } from "../host/index.js";
-import { TASK_STATES, isExpired, type TaskSummary } from "../store/index.js";
+import { TASK_STATES, isExpired, type TaskSummary, type Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
+import { colourWanted } from "./colour.js";
 import { collect, openTasks } from "./context.js";
 import { parsePositive } from "./parseValues.js";
 import { elapsedMs, tableLines, tableWidth, totalsLine } from "./taskTable.js";
@@ -59,6 +60,23 @@ async function onlyRepo(list: TaskSummary[], path: string): Promise<TaskSummary[
   return out;
 }
 
+/**
+ * How many permission prompts wait for a person, for each running task of `list` that has any.
+ * Only running tasks are read: a prompt waits only while its run does.
+ */
+async function pendingApprovals(
+  tasks: Tasks,
+  list: readonly TaskSummary[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const task of list) {
+    if (task.state !== "running") continue;
+    const pending = (await tasks.approvals(task.id)).filter((r) => r.state === "pending").length;
+    if (pending > 0) out.set(task.id, pending);
+  }
+  return out;
+}
+
 export function registerLs(program: Command): void {
   program
     .command("ls")
@@ -99,11 +117,13 @@ export function registerLs(program: Command): void {
       if (flags.repo !== undefined) list = await onlyRepo(list, flags.repo);
       const shownTasks = limit === undefined ? list : list.slice(0, limit);
       if (flags.json === true) {
+        const pending = await pendingApprovals(tasks, shownTasks);
         printJson(
           shownTasks.map((task) => ({
             ...taskView(task),
             ...listFacts(task),
             elapsedMs: elapsedMs(task, now),
+            approvalsPending: pending.get(task.id) ?? 0,
           })),
         );
         return;
@@ -119,8 +139,10 @@ export function registerLs(program: Command): void {
       // Each task by its shortest unique prefix: ids made within a second share 8 characters.
       const shown = await tasks.shortIds(shownTasks.map((t) => t.id));
       const width = tableWidth(process.env, process.stdout);
-      const lines = tableLines(shownTasks, shown, now, width);
-      lines.push(totalsLine(shownTasks, list.length));
+      const waiting = new Set((await pendingApprovals(tasks, shownTasks)).keys());
+      const colour = colourWanted(process.stdout, process.env);
+      const lines = tableLines(shownTasks, shown, now, width, { waiting, colour });
+      lines.push(totalsLine(shownTasks, list.length, waiting.size));
       process.stdout.write(lines.join("\n") + "\n");
     });
 }

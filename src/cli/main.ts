@@ -8,6 +8,7 @@ import { UsageError } from "../protocol/index.js";
 import { registerApprove } from "./approve.js";
 import { registerCancel } from "./cancel.js";
 import { registerCompletion } from "./completion.js";
+import { registerConfig } from "./config.js";
 import { registerCreate } from "./create.js";
 import { registerDiff } from "./diff.js";
 import { registerDoctor } from "./doctor.js";
@@ -99,6 +100,7 @@ function buildProgram(): Command {
     registerRm,
     registerGc,
     registerDoctor,
+    registerConfig,
     registerCompletion,
   ]) {
     register(program);

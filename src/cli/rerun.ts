@@ -15,7 +15,7 @@ export function registerRerun(program: Command): void {
         "old task, whatever its state, is left as it is.",
     )
     .argument("<id>", "the old task's id or a unique prefix of it")
-    .option("--detach", "run in the background; print the new task's id and return at once")
+    .option("-d, --detach", "run in the background; print the new task's id and return at once")
     .option("-q, --quiet", "show no progress")
     .option("--json", "print the new task as JSON")
     .action(async (ref: string, flags: RunHow, cmd: Command) => {

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { createTask } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
 import { openTasks } from "./context.js";
+import { warnUncommitted } from "./uncommittedWarning.js";
 import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
 import { runForeground } from "./foreground.js";
@@ -21,7 +22,10 @@ export function registerRun(program: Command): void {
         "the terminal. The work comes back as a verified branch: see `warden diff` and `warden fetch`.",
     );
   addTaskOptions(command)
-    .option("--detach", "run in the background; print the task's id and return at once")
+    .option(
+      "-d, --detach",
+      "run in the background, in turn with other background runs (maxRunning); print the id",
+    )
     .option("-q, --quiet", "show no progress")
     .addHelpText(
       "after",
@@ -36,7 +40,10 @@ export function registerRun(program: Command): void {
     )
     .action(async (argv: string[], flags: RunFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
-      const { summary } = await createTask(tasks, await taskInput(flags, argv));
+      const input = await taskInput(flags, argv);
+      // What running it needs of this host is checked before the task is written.
+      const { summary, start } = await createTask(tasks, input, { env: process.env });
+      await warnUncommitted(start.repo, start.base, input.command);
       await runCreated(tasks, summary.id, flags);
     });
 }
@@ -71,7 +78,13 @@ export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promi
   else process.stdout.write(id + "\n");
   // The hint goes to stderr, so `id=$(warden run --detach ...)` still captures the id alone.
   if (detached.failed === undefined && flags.json !== true) {
-    process.stderr.write(`hint: follow it with \`warden watch ${await tasks.shortId(id)}\`\n`);
+    const short = await tasks.shortId(id);
+    if (view.state === "queued") {
+      process.stderr.write(
+        "queued: it runs when a background task ends (maxRunning, see `warden config`)\n",
+      );
+    }
+    process.stderr.write(`hint: follow it with \`warden watch ${short}\`\n`);
   }
   if (detached.failed !== undefined) {
     process.stderr.write(detached.failed.log.trimEnd() + "\n");

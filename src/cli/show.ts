@@ -2,10 +2,14 @@
 // usage and cost, approvals), how it ended.
 import type { Command } from "commander";
 import { dollars, readHostSettings } from "../host/index.js";
+import { durationText, timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { TaskDetails, TaskEvent, Tasks } from "../store/index.js";
-import { agentActivity, type AgentActivity } from "./agentActivity.js";
+import type { ApprovalRequest, TaskDetails, TaskEvent, Tasks } from "../store/index.js";
+import { agentActivity, SHOWN_TYPES, type AgentActivity } from "./agentActivity.js";
+import { colourWanted, paintState } from "./colour.js";
 import { openTasks } from "./context.js";
+import { failureTail } from "./failureTail.js";
+import { settingsLines } from "./settingsText.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
 
@@ -54,6 +58,26 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
   }
 }
 
+/** When the task ended, and how long it took: `14:05:09, after 3m 02s`. */
+function finishedText(details: TaskDetails, now: number): string | undefined {
+  if (details.finishedAt === undefined) return undefined;
+  const took = durationText(details.finishedAt - details.createdAt);
+  return `${timeText(details.finishedAt, now)}, after ${took}`;
+}
+
+/** The prompts that wait for a person, each with its age, and how to answer them. */
+function waitingLines(pending: readonly ApprovalRequest[], short: string, now: number): string[] {
+  if (pending.length === 0) return [];
+  return [
+    "waiting for an answer:",
+    ...pending.map(
+      (r) =>
+        `  ${r.n}  ${durationText(now - r.askedAt)}  ${cleanLine(r.tool)}: ${cleanLine(r.input)}`,
+    ),
+    `  answer: warden approve ${short} N allow|deny`,
+  ];
+}
+
 export function registerShow(program: Command): void {
   program
     .command("show")
@@ -85,16 +109,23 @@ export function registerShow(program: Command): void {
         });
         return;
       }
+      const now = Date.now();
+      // A finished task's prompts wait for nobody, whatever its file still says.
+      const pending =
+        details.approvals.pending === 0 || details.terminal !== undefined
+          ? []
+          : (await tasks.approvals(details.id)).filter((r) => r.state === "pending");
+      const waits = view.state === "running" && pending.length > 0;
       const rows: [string, string | undefined][] = [
         ["id", view.id],
-        ["state", stateWords(view)],
+        ["state", waits ? `${stateWords(view)} (waiting for approval)` : stateWords(view)],
         ["title", view.title],
         ["repo", view.repo],
         ["base", view.base],
         ["head", view.head ?? undefined],
-        ["created", view.createdAt],
-        ["deadline", view.deadline],
-        ["finished", view.finishedAt],
+        ["created", timeText(details.createdAt, now)],
+        ["deadline", timeText(details.deadline, now)],
+        ["finished", finishedText(details, now)],
         ["attempts", view.attempts === undefined ? undefined : String(view.attempts)],
         ["summary", view.summary],
         ["error", view.error],
@@ -121,15 +152,28 @@ export function registerShow(program: Command): void {
             : `${details.approvals.pending} waiting, ${details.approvals.answered} answered` +
               (details.approvals.pending > 0 ? ` (see \`warden approvals ${short}\`)` : ""),
         ],
-        ["settings", settings === undefined ? undefined : JSON.stringify(settings)],
       ];
+      const colour = colourWanted(process.stdout, process.env);
       for (const [name, value] of rows) {
-        if (value !== undefined)
-          process.stdout.write(`${(name + ":").padEnd(12)}${cleanLine(value)}\n`);
+        if (value === undefined) continue;
+        // The state is painted after it is cleaned: its escapes are warden's own.
+        const text =
+          name === "state"
+            ? paintState(cleanLine(value), view.state, colour, waits)
+            : cleanLine(value);
+        process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
       }
+      for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
+      const settingLines = settings === undefined ? [] : settingsLines(settings);
+      if (settingLines.length > 0)
+        process.stdout.write(["settings:", ...settingLines, ""].join("\n"));
       if (activity !== undefined && activity.recent.length > 0) {
         process.stdout.write("recent:\n");
         for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
+      }
+      if (view.state === "failed") {
+        const tail = await failureTail(tasks, details.id, short, { skipTypes: SHOWN_TYPES });
+        for (const line of tail) process.stdout.write(line + "\n");
       }
       for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
     });

@@ -10,6 +10,8 @@ import {
   type AgentName,
   type Settings,
 } from "../protocol/index.js";
+import { loadConfig } from "../config/index.js";
+import { flagsWithConfig, ignoredKeyWarnings } from "./configFlags.js";
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
@@ -174,9 +176,15 @@ function refuseFlagsNotTaken(agent: AgentName, flags: TaskFlags): void {
   }
 }
 
-/** The task the flags describe. */
-export async function taskInput(flags: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
-  const agent = (flags.agent ?? (argv.length > 0 ? "command" : "claude")) as AgentName;
+/**
+ * The task the flags describe, with the config files' defaults for what they leave out. A
+ * command after `--` means the command agent whatever the files say.
+ */
+export async function taskInput(given: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
+  const config = await loadConfig({ repo: given.repo });
+  for (const warning of ignoredKeyWarnings(config)) process.stderr.write(warning);
+  const agent = (given.agent ??
+    (argv.length > 0 ? "command" : (config.values.agent ?? "claude"))) as AgentName;
   if (agent === "command" && argv.length === 0) {
     throw new UsageError("the command agent needs a command", {
       hint: "put the agent's command after `--`: warden run --agent command -- ./agent.sh",
@@ -187,7 +195,8 @@ export async function taskInput(flags: TaskFlags, argv: string[]): Promise<Creat
       hint: "drop what follows `--`, or run it as a command with --agent command",
     });
   }
-  refuseFlagsNotTaken(agent, flags);
+  refuseFlagsNotTaken(agent, given);
+  const flags = flagsWithConfig(given, config.values, agent);
   const input: CreateTaskInput = {
     repo: flags.repo,
     prompt: await readPrompt(flags),

@@ -1,22 +1,17 @@
 // The rows of `warden ls` as text: pure, from the tasks, their shown ids and the width to fit.
 // The title is the last column and the only one cut, so every other fact stays readable.
+import { durationText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { dollars, listFacts } from "../host/index.js";
 import type { TaskSummary } from "../store/index.js";
+import { paintState } from "./colour.js";
 import { CLI_LIMITS } from "./limits.js";
 import { stateWords, taskView } from "./taskView.js";
 
 const GAP = "  ";
 const ELLIPSIS = "…";
-
-/** A span of time as a person reads it: `42s`, `3m12s`, `2h5m`, `3d4h`. */
-export function humaneDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60}s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600)}h`;
-}
+/** The column of the state, the only one painted. */
+const STATE_COLUMN = 1;
 
 /**
  * The width rows must fit, or undefined for none: `COLUMNS` when it is a positive number (as
@@ -33,7 +28,7 @@ export function tableWidth(
 }
 
 /** Text cut to `room` characters, its last one an ellipsis when anything was cut. */
-function cut(text: string, room: number): string {
+export function cut(text: string, room: number): string {
   const chars = Array.from(text);
   return chars.length <= room ? text : chars.slice(0, Math.max(0, room - 1)).join("") + ELLIPSIS;
 }
@@ -51,20 +46,36 @@ export function elapsedMs(task: TaskSummary, now: number): number {
   return (task.finishedAt ?? now) - task.createdAt;
 }
 
+/** How the rows look beyond their facts. */
+export interface TableLook {
+  /** The tasks whose agent waits for a person's answer to a permission prompt. */
+  waiting?: ReadonlySet<string>;
+  /** Paint the states (colour.ts decides whether the output may have colour). */
+  colour?: boolean;
+}
+
+/** The STATE cell: `running(approval)` while the agent waits for a person, else stateWords. */
+function stateCell(task: TaskSummary, waiting: boolean): string {
+  return waiting ? `${task.state}(approval)` : stateWords(taskView(task), "");
+}
+
 /** The table's lines: a header, one row per task in the order given, and no totals. */
 export function tableLines(
   tasks: readonly TaskSummary[],
   shown: ReadonlyMap<string, string>,
   now: number,
   width: number | undefined,
+  look: TableLook = {},
 ): string[] {
+  const waits = (task: TaskSummary): boolean =>
+    task.state === "running" && look.waiting?.has(task.id) === true;
   const rows = tasks.map((task) => {
     const cost = listFacts(task).costUSD;
     return [
       shown.get(task.id) ?? task.id,
-      stateWords(taskView(task), ""),
+      stateCell(task, waits(task)),
       listFacts(task).agent ?? "",
-      humaneDuration(elapsedMs(task, now)),
+      durationText(elapsedMs(task, now)),
       changesText(task),
       cost === undefined ? "" : dollars(cost),
     ];
@@ -76,27 +87,39 @@ export function tableLines(
   const fixed = widths.reduce((sum, w) => sum + w + GAP.length, 0);
   const room =
     width === undefined ? undefined : Math.max(CLI_LIMITS.lsTitleMinColumns, width - fixed);
-  const line = (cells: string[], title: string): string =>
+  const line = (cells: string[], title: string, task?: TaskSummary): string =>
     cells
-      .map((cell, i) =>
-        right[i] === true ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
-      )
+      .map((cell, i) => {
+        const padded =
+          right[i] === true ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0);
+        return i === STATE_COLUMN && task !== undefined
+          ? paintState(padded, task.state, look.colour === true, waits(task))
+          : padded;
+      })
       .join(GAP) +
     GAP +
     (room === undefined ? title : cut(title, room));
   return [
     line(header, "TITLE"),
-    ...rows.map((cells, i) => line(cells, cleanLine(tasks[i]?.title ?? ""))),
+    ...rows.map((cells, i) => line(cells, cleanLine(tasks[i]?.title ?? ""), tasks[i])),
   ];
 }
 
-/** The last line: how many tasks are shown (of how many matched), how many run, what they cost. */
-export function totalsLine(shownTasks: readonly TaskSummary[], matched: number): string {
+/**
+ * The last line: how many tasks are shown (of how many matched), how many run (and of those, how
+ * many wait for a person's approval), what they cost.
+ */
+export function totalsLine(
+  shownTasks: readonly TaskSummary[],
+  matched: number,
+  waiting = 0,
+): string {
   const count = shownTasks.length;
   const tasks =
     count === matched ? `${count} task${count === 1 ? "" : "s"}` : `${count} of ${matched} tasks`;
   const running = shownTasks.filter((t) => t.state === "running").length;
   const costs = shownTasks.flatMap((t) => listFacts(t).costUSD ?? []);
   const cost = costs.length === 0 ? "" : `, ${dollars(costs.reduce((a, b) => a + b, 0))} spent`;
-  return `${tasks}, ${running} running${cost}`;
+  const asking = waiting === 0 ? "" : ` (${waiting} waiting for approval)`;
+  return `${tasks}, ${running} running${asking}${cost}`;
 }

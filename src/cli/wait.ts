@@ -1,5 +1,6 @@
 // `warden wait`: block until tasks finish, or a timeout.
 import type { Command } from "commander";
+import { durationText } from "../lang/index.js";
 import type { Tasks, WaitOutcome } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { EXIT, exitForError, exitForState, type ExitCode } from "./exitCodes.js";
@@ -37,6 +38,7 @@ async function report(
   id: string,
   outcome: WaitOutcome | Error,
   flags: WaitFlags,
+  timeoutMs: number | undefined,
 ): Promise<ExitCode> {
   if (outcome instanceof Error) {
     printError(outcome, flags.json === true);
@@ -47,7 +49,7 @@ async function report(
     if (flags.json === true) printJson({ ...view, timedOut: true });
     else process.stdout.write(`${id} ${view.state}\n`);
     process.stderr.write(
-      `warden: task ${id} has not finished after ${flags.timeout ?? ""}\nhint: wait longer with --timeout, or follow it with \`warden watch ${id}\`\n`,
+      `warden: task ${id} has not finished after ${durationText(timeoutMs ?? 0)}\nhint: wait longer with --timeout, or follow it with \`warden watch ${id}\`\n`,
     );
     return EXIT.bound;
   }
@@ -78,7 +80,9 @@ export function registerWait(program: Command): void {
       const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
       // Each task is reported as soon as its wait ends; the codes are kept in ids' order.
       const codes = await Promise.all(
-        ids.map(async (id) => report(tasks, id, await waitFor(tasks, id, timeoutMs), flags)),
+        ids.map(async (id) =>
+          report(tasks, id, await waitFor(tasks, id, timeoutMs), flags, timeoutMs),
+        ),
       );
       process.exitCode = Math.max(...codes);
     });

@@ -1,25 +1,21 @@
 // `warden watch`: a task's events as they happen, until it finishes.
 import type { Command } from "commander";
-import { eventText } from "../host/index.js";
+import { eventText, OUTPUT_EVENT_TYPE } from "../host/index.js";
+import { timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { TaskEvent } from "../store/index.js";
+import type { TaskEvent, Tasks } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { exitForState } from "./exitCodes.js";
 import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseCount } from "./parseValues.js";
 import { printJson } from "./taskView.js";
 
-function two(n: number): string {
-  return String(n).padStart(2, "0");
-}
-
 /**
  * One event as a line of text: the agent's events, approvals and messages in words, any other
  * as `key=value`. Every value is cleaned: progress lines and agent events are sandbox text.
  */
-export function eventLine(event: TaskEvent): string {
-  const at = new Date(event.at);
-  const time = `${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+export function eventLine(event: TaskEvent, now = Date.now()): string {
+  const time = timeText(event.at, now);
   const { seq: _seq, at: _at, type, ...rest } = event;
   let text: string;
   const readable = eventText(type, rest);
@@ -29,7 +25,28 @@ export function eventLine(event: TaskEvent): string {
       .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
       .join(" ");
   }
-  return `${time} ${cleanLine(type)}: ${cleanLine(text)}`;
+  // A command's output line is labelled with its stream, as the guest log labels it.
+  const label =
+    type === OUTPUT_EVENT_TYPE && (rest.stream === "stdout" || rest.stream === "stderr")
+      ? rest.stream
+      : type;
+  return `${time} ${cleanLine(label)}: ${cleanLine(text)}`;
+}
+
+/**
+ * The sequence number after which the last `tail` events of the task (after `since`) begin:
+ * what `--tail` starts from.
+ */
+async function tailStart(tasks: Tasks, id: string, since: number, tail: number): Promise<number> {
+  let last = since;
+  const seqs: number[] = [];
+  for await (const event of tasks.watch(id, { since, follow: false })) {
+    last = event.seq;
+    seqs.push(event.seq);
+    if (seqs.length > tail) seqs.shift();
+  }
+  const first = seqs[0];
+  return first === undefined ? last : first - 1;
 }
 
 export function registerWatch(program: Command): void {
@@ -44,17 +61,22 @@ export function registerWatch(program: Command): void {
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--since <seq>", "only events after this sequence number")
+    .option("-n, --tail <n>", "begin with the last n events (after --since) instead of the first")
     .option("--no-follow", "print the events so far and return")
     .option("--json", "print each event as a JSON line")
     .action(
       async (
         ref: string,
-        flags: { since?: string; follow: boolean; json?: boolean },
+        flags: { since?: string; tail?: string; follow: boolean; json?: boolean },
         cmd: Command,
       ) => {
         const tasks = await openTasks(cmd);
         const id = await tasks.resolve(ref);
-        const since = flags.since === undefined ? 0 : parseCount(flags.since, "--since");
+        const after = flags.since === undefined ? 0 : parseCount(flags.since, "--since");
+        const since =
+          flags.tail === undefined
+            ? after
+            : await tailStart(tasks, id, after, parseCount(flags.tail, "--tail"));
         // Following a task nobody runs would never end: the look stops the watch and says so.
         const stop = new AbortController();
         let nobodyRuns: Error | undefined;

@@ -121,3 +121,18 @@ export class RelayMethodNotAllowedError extends RelayRefusal {
     this.allow = options.allow;
   }
 }
+
+/** The API upstream refused the host's credential (HTTP 401 or 403): no retry will mend it. */
+export class ApiKeyRejectedError extends WardenError {
+  readonly code: string = "API_KEY_REJECTED";
+  readonly exitClass = "operational";
+}
+
+/** Nothing answers at the API upstream's address (connection refused, unknown name). */
+export class ApiUnreachableError extends WardenError {
+  readonly code: string = "API_UNREACHABLE";
+  readonly exitClass = "operational";
+}
+
+/** A failure of the API upstream that ends a task at once instead of being retried. */
+export type UpstreamFailure = ApiKeyRejectedError | ApiUnreachableError;

@@ -26,3 +26,6 @@ export {
 } from "./relaySettings.js";
 export { startRelay } from "./startRelay.js";
 export { startEgress, type RunningEgress } from "./startEgress.js";
+export { ApiKeyRejectedError, ApiUnreachableError, type UpstreamFailure } from "./errors.js";
+export { checkApi, type ApiCheck, type ApiVerdict } from "./checkApi.js";
+export { API_KINDS, type ApiKind } from "./relayApis.js";

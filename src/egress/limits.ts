@@ -59,6 +59,11 @@ export const EGRESS_LIMITS = {
    * longer path cannot be listened on at all, so it is refused with a hint instead.
    */
   socketPathBytes: 107,
+  /**
+   * The whole of `warden doctor --check-api`'s request to one API, answer included: a model
+   * listing answers in well under a second, so a silence this long is an upstream to look at.
+   */
+  apiCheckTimeoutMs: 10_000,
   /** How often node checks the header and request timeouts of open connections. */
   timeoutCheckIntervalMs: 1_000,
 } as const;

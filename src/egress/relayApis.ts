@@ -81,6 +81,11 @@ export interface RelayApi {
    * fine-tuning) is refused, so the key cannot be used for it from inside the sandbox.
    */
   readonly routes: readonly RelayRoute[];
+  /**
+   * The request `warden doctor --check-api` makes, below the upstream's path: the model listing,
+   * which needs the key and costs nothing. With the headers the API needs beside the key.
+   */
+  readonly check: { readonly path: string; readonly headers: Readonly<Record<string, string>> };
 }
 
 export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
@@ -101,6 +106,7 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
       { method: "GET", segments: ["v1", "models"] },
       { method: "GET", segments: ["v1", "models", MODEL] },
     ],
+    check: { path: "/v1/models?limit=1", headers: { "anthropic-version": "2023-06-01" } },
   },
   openai: {
     baseVariable: "OPENAI_BASE_URL",
@@ -118,6 +124,7 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
       { method: "GET", segments: ["models"] },
       { method: "GET", segments: ["models", MODEL] },
     ],
+    check: { path: "/models", headers: {} },
   },
   gemini: {
     baseVariable: "GOOGLE_GEMINI_BASE_URL",
@@ -132,6 +139,7 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     // Google's SDK speaks v1beta unless GOOGLE_GENAI_API_VERSION names another version; v1
     // has the same calls.
     routes: [...geminiRoutes("v1beta"), ...geminiRoutes("v1")],
+    check: { path: "/v1beta/models?pageSize=1", headers: {} },
   },
 };
 

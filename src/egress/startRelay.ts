@@ -14,7 +14,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { pipeline } from "node:stream/promises";
-import { RelayMethodNotAllowedError, type RelayRefusal } from "./errors.js";
+import { RelayMethodNotAllowedError, type RelayRefusal, type UpstreamFailure } from "./errors.js";
 import { KeyScrubber } from "./keyScrubber.js";
 import { EGRESS_LIMITS } from "./limits.js";
 import { RELAY_APIS, relayErrorBody, type ApiKind } from "./relayApis.js";
@@ -28,6 +28,7 @@ import {
 import { checkPlaceholder, parseUpstream, type Upstream } from "./relaySettings.js";
 import { checkRelayTarget, upstreamPath } from "./relayTarget.js";
 import { closeServer, listenOn } from "./socketServer.js";
+import { rejectedBy, unreachableBy } from "./upstreamFailure.js";
 
 export interface RelayOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
@@ -48,6 +49,12 @@ export interface RelayOptions {
   readonly auth?: RelayAuth["kind"];
   /** What the sandbox holds instead of the key; checked to differ from it. */
   readonly placeholderKey: string;
+  /**
+   * Told of each answer or connection error of the upstream that no retry can mend (a refused
+   * key, nothing listening): the agent is still answered as usual, and the caller decides
+   * whether the task goes on. Called once per such request.
+   */
+  readonly onUpstreamFailure?: (failure: UpstreamFailure) => void;
 }
 
 export interface RunningRelay {
@@ -103,12 +110,19 @@ class Relay {
   readonly #scrubber: KeyScrubber;
   readonly #agent: HttpAgent;
   readonly #sockets = new Set<Socket>();
+  readonly #onFailure: (failure: UpstreamFailure) => void;
   readonly server: Server;
 
-  constructor(api: ApiKind, upstream: Upstream, auth: RelayAuth) {
+  constructor(
+    api: ApiKind,
+    upstream: Upstream,
+    auth: RelayAuth,
+    onFailure: (failure: UpstreamFailure) => void,
+  ) {
     this.#api = api;
     this.#upstream = upstream;
     this.#auth = auth;
+    this.#onFailure = onFailure;
     this.#scrubber = new KeyScrubber(authSecret(auth));
     this.#agent =
       upstream.protocol === "https:"
@@ -178,6 +192,8 @@ class Relay {
       );
     });
     upstream.on("error", (error: NodeJS.ErrnoException) => {
+      const failure = done ? undefined : unreachableBy(this.#api, this.#upstream, error.code);
+      if (failure !== undefined) this.#report(failure);
       // Only the code: a message could quote the upstream's configuration.
       fail(502, "api_error", `the API upstream could not be reached (${error.code ?? "error"})`);
     });
@@ -186,6 +202,8 @@ class Relay {
         answer.destroy();
         return;
       }
+      const failure = rejectedBy(this.#api, this.#upstream, answer.statusCode ?? 0);
+      if (failure !== undefined) this.#report(failure);
       if (!isPlainBody(answer.headers["content-encoding"])) {
         answer.destroy();
         fail(
@@ -226,6 +244,15 @@ class Relay {
       }
     });
     this.#sendBody(req, upstream, fail);
+  }
+
+  /** Tells the listener of a failure; the listener's own trouble never reaches the request. */
+  #report(failure: UpstreamFailure): void {
+    try {
+      this.#onFailure(failure);
+    } catch {
+      // The agent's answer goes on as it would without a listener.
+    }
   }
 
   /** Copies the request body upstream with backpressure, refusing it past the size limit. */
@@ -277,7 +304,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   checkPlaceholder(options.placeholderKey, auth, api);
   // The relay builds its key scrubber here, before listening: a key it cannot mark is refused
   // up front.
-  const relay = new Relay(api, upstream, auth);
+  const relay = new Relay(api, upstream, auth, options.onUpstreamFailure ?? (() => undefined));
   await relay.listen(options.socketPath);
   return { close: () => relay.close() };
 }

@@ -110,7 +110,7 @@ function superviseRequest(runs: Runs, launch: AgentLaunch, timeoutMs: number): S
       fallbackHome: homedir(),
     }),
     stdin: launch.stdin,
-    cwd: input.workspace,
+    cwd: input.agentDir ?? input.workspace,
     timeoutMs,
     killGraceMs: input.killGraceMs,
     transcriptPath: runs.output.transcriptPath,

@@ -4,6 +4,8 @@ import type { Share } from "./readShare.js";
 export interface AgentStepInput {
   readonly share: Share;
   readonly workspace: string;
+  /** Where the agent runs: the workspace, or a directory in it (agentDirectory.ts). */
+  readonly agentDir?: string;
   readonly scratch: string;
   readonly metadataUrl: string;
   /** The proxy and relay variables for the agent (see egressForwarding.ts). */

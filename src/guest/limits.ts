@@ -21,6 +21,18 @@ export const GUEST_CHANNEL_LIMITS = {
    * event is always kept: there is one per message, at most 17 in a run.
    */
   pendingEvents: 4096,
+  /**
+   * Lines of a command's output sent as `output` events, a second on average, and at most this
+   * many at once after a quiet spell. A watcher reads far fewer than that; a flood past it is
+   * counted, never queued, so it costs the host nothing and never crowds out other events.
+   */
+  outputLinesPerSecond: 50,
+  outputLineBurst: 200,
+  /**
+   * A line the agent has begun and not ended (a prompt, `working...`) is sent as it is after
+   * this long without a newline, so a watcher is not left waiting for the newline.
+   */
+  partialLineMs: 500,
   /** Events requests on the wire at once; more events wait and go in bigger batches. */
   eventRequestsInFlight: 2,
   /** Once the agent has exited: how long the last events may take to reach the host. */

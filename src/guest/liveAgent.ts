@@ -19,6 +19,7 @@ import { Conversation } from "./conversation.js";
 import { EventSender } from "./eventSender.js";
 import type { HostChannel } from "./hostChannel.js";
 import { LineSplitter } from "./lineSplitter.js";
+import { LiveOutput } from "./liveOutput.js";
 import type { AgentIo } from "./superviseAgent.js";
 
 export interface LiveAgentInput {
@@ -39,6 +40,8 @@ export class LiveAgent {
   /** The stderr's reader, for an adapter that reads it (Gemini's retries). */
   private logReader: StreamReader | undefined;
   private logLines: LineSplitter | undefined;
+  /** The run's output as lines for a watcher, for an agent warden reads no events from. */
+  private output: LiveOutput | undefined;
   private conversation: Conversation | undefined;
   private lastResultOfRun: AgentResultEvent | undefined;
   private session: string | undefined;
@@ -69,6 +72,14 @@ export class LiveAgent {
     this.logReader = logReader;
     this.logLines = logReader === undefined ? undefined : this.splitter(() => logReader);
     this.lastResultOfRun = undefined;
+    const events = this.events;
+    const output =
+      this.input.adapter.liveOutput === true && events !== undefined
+        ? new LiveOutput((event) => {
+            events.add(event);
+          })
+        : undefined;
+    this.output = output;
     const conversation = this.input.adapter.conversation;
     const channel = this.input.channel;
     return {
@@ -93,9 +104,11 @@ export class LiveAgent {
       },
       stdout: (chunk: Buffer) => {
         this.lines.push(chunk);
+        output?.push("stdout", chunk);
       },
       stderr: (chunk: Buffer) => {
         this.logLines?.push(chunk);
+        output?.push("stderr", chunk);
       },
       exited: () => {
         this.conversation?.agentExited();
@@ -110,6 +123,8 @@ export class LiveAgent {
     this.logLines?.end();
     const logReader = this.logReader;
     if (logReader !== undefined) this.take(this.read(() => logReader.end()));
+    this.output?.end();
+    this.output = undefined;
     this.conversation?.finish();
     this.conversation = undefined;
     return this.lastResultOfRun;

@@ -4,6 +4,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
+import { agentDirectory } from "./agentDirectory.js";
 import type { Writable } from "node:stream";
 import { RESULT_FILES, writeResults, type Result, type ResultsFile } from "../protocol/index.js";
 import { DEFAULT_PATH } from "./agentEnvironment.js";
@@ -80,6 +81,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     // Steps 1 to 3: without the share, a server or a workspace there is nothing more to do.
     let prepared: PreparedWorkspace;
     let share: Share;
+    let agentDir: string;
     try {
       share = await readShare(options.share);
       draft.agent = share.settings.agent;
@@ -97,6 +99,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         prepareDeadline.clear();
       }
       draft.base = prepared.base;
+      agentDir = await agentDirectory(workspace, share.settings.workdir);
       egress = await startEgressForwarding(options.sockets, options.egressPorts);
       server.setReady({ path: workspace, base: prepared.base });
       progress(`workspace ready at ${prepared.base}`);
@@ -116,6 +119,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
             ...options,
             share,
             scratch,
+            agentDir,
             metadataUrl: server.url,
             egressEnv: egress.env,
             relayUrl: egress.relayUrl,

@@ -11,6 +11,7 @@ import { HOST_LIMITS } from "./limits.js";
 import { resolveStart, type TaskStart } from "./resolveStart.js";
 import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
+import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -87,9 +88,14 @@ function agentSettings(input: CreateTaskInput): Record<string, unknown> {
 
 /**
  * Checks the settings, the allow list and the --env names, resolves the start commit (refusing
- * a shallow repository), and writes the task's spec. Nothing is written when a check fails.
+ * a shallow repository), and writes the task's spec. With `checks`, also what running it needs
+ * of this host (checkBeforeCreate). Nothing is written when a check fails.
  */
-export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<CreatedTask> {
+export async function createTask(
+  tasks: Tasks,
+  input: CreateTaskInput,
+  checks?: CreateChecks,
+): Promise<CreatedTask> {
   const allow = input.allow ?? [];
   const presets = input.presets ?? [];
   parseAllowList(allow, presets);
@@ -98,7 +104,10 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
   const start = await resolveStart(input.repo, input.from);
   const identity = await resolveGitIdentity(start.repo, input);
   const settings: HostSettingsInput = definedFields({
-    guest: agentSettings({ ...input, ...identity }),
+    guest: {
+      ...agentSettings({ ...input, ...identity }),
+      ...definedFields({ workdir: start.workdir }),
+    },
     sandbox: input.sandbox ?? "bwrap",
     allow,
     presets,
@@ -108,14 +117,20 @@ export async function createTask(tasks: Tasks, input: CreateTaskInput): Promise<
     limits: input.limits,
     approval,
   });
-  const summary = await tasks.create({
-    prompt: input.prompt,
-    repo: start.repo,
-    base: start.base,
-    settings: hostSettings(settings),
-    deadline: input.deadline,
-    labels: input.labels,
-  });
+  const stored = hostSettings(settings);
+  const beforeWrite =
+    checks === undefined ? undefined : () => checkBeforeCreate(stored, start, checks);
+  const summary = await tasks.create(
+    {
+      prompt: input.prompt,
+      repo: start.repo,
+      base: start.base,
+      settings: stored,
+      deadline: input.deadline,
+      labels: input.labels,
+    },
+    { beforeWrite },
+  );
   return { summary, start };
 }
 

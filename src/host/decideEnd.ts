@@ -8,6 +8,7 @@ import { definedFields } from "../lang/index.js";
 import { cleanLine, cutText, type AgentName, type Result } from "../protocol/index.js";
 import type { StoppedBy, TerminalInput } from "../store/index.js";
 import type { SandboxBound } from "../sandbox/index.js";
+import type { ApiFailureFacts } from "./apiFailure.js";
 import type { BundleFacts } from "./verifyChanges.js";
 import type { StopReason } from "./stopTriggers.js";
 
@@ -34,6 +35,8 @@ export interface EndFacts {
   sandbox: string;
   /** The agent the task ran: its adapter reads the agent's last line. */
   agent: AgentName;
+  /** The first failure of the model API that no retry mends, when the relay saw one. */
+  apiFailure?: ApiFailureFacts;
 }
 
 /** The longest error text kept from the sandbox, after cleaning. */
@@ -127,8 +130,18 @@ function agentSummary(result: Result): string | undefined {
   return typeof text === "string" && text.trim() !== "" ? sandboxText(text) : undefined;
 }
 
-function failed(facts: EndFacts, error: string, stoppedBy?: StoppedBy): TerminalInput {
-  return definedFields({ state: "failed", error, details: detailsOf(facts), stoppedBy });
+function failed(
+  facts: EndFacts,
+  error: string,
+  stoppedBy?: StoppedBy,
+  extra: Record<string, unknown> = {},
+): TerminalInput {
+  return definedFields({
+    state: "failed",
+    error,
+    details: { ...detailsOf(facts), ...extra },
+    stoppedBy,
+  });
 }
 
 /** Why the claims of the result do not hold against the host's own facts, if they do not. */
@@ -180,6 +193,13 @@ export function decideEnd(facts: EndFacts): TerminalInput {
         "the task ran past the host's time limit (its timeout plus the git steps) and was stopped",
         "host_timeout",
       );
+    case "api":
+      if (facts.apiFailure !== undefined) {
+        // The host's own account: the upstream as configured, what to check, and the code.
+        const { code, message, hint } = facts.apiFailure;
+        return failed(facts, message, undefined, definedFields({ code, hint }));
+      }
+      break;
     case "bound":
     case "refused":
     case undefined:

@@ -10,7 +10,13 @@ import {
   type AgentName,
 } from "../protocol/index.js";
 import { checkBackends, DEFAULT_SANDBOX, type BackendReport } from "../sandbox/index.js";
-import { keyVariablesText, relaySettingsFromEnv } from "../egress/index.js";
+import {
+  API_KINDS,
+  checkApi,
+  keyVariablesText,
+  relaySettingsFromEnv,
+  type ApiCheck,
+} from "../egress/index.js";
 import { findAgentProgram, programVersion, type AgentProgram } from "./agentProgram.js";
 import { GUEST_MAIN } from "./guestProgram.js";
 
@@ -193,4 +199,21 @@ export async function doctorReport(
     backends,
     agents,
   };
+}
+
+/**
+ * `doctor --check-api`: one cheap authenticated request (the model listing) to every API whose
+ * key is set here, to the upstream a task's relay would use. The APIs run at once; an API
+ * without a key is not asked. Empty when no key is set at all.
+ */
+export async function apiChecks(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<ApiCheck[]> {
+  const configured = API_KINDS.flatMap((api) => relaySettingsFromEnv(env, api) ?? []);
+  return Promise.all(configured.map((settings) => checkApi(settings)));
+}
+
+/** Every API's key variables in words, for a hint: `A or B; C; D or E`. */
+export function apiKeyVariablesText(): string {
+  return API_KINDS.map((api) => keyVariablesText(api)).join("; ");
 }

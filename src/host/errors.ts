@@ -152,3 +152,12 @@ export class MessagesNotTakenError extends HostError {
   readonly code: string = "MESSAGES_NOT_TAKEN";
   readonly exitClass = "usage";
 }
+
+/**
+ * A command agent whose program is a relative path that the start commit lacks, or holds
+ * without its executable bit: the agent runs in a clone of the commit, not in the working tree.
+ */
+export class CommandNotCommittedError extends HostError {
+  readonly code: string = "COMMAND_NOT_COMMITTED";
+  readonly exitClass = "usage";
+}

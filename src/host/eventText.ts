@@ -2,7 +2,8 @@
 // how they went, its usage and cost, retries, permission denials, approvals and messages. Every
 // text in an event may have come from the sandbox, so each is cleaned and cut to one line here.
 import { cleanLine, cutText } from "../protocol/index.js";
-import { AGENT_EVENT_TYPE } from "./channel/index.js";
+import { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
+import { AGENT_EVENT_TYPE, OUTPUT_EVENT_TYPE } from "./channel/index.js";
 
 /** What a watcher sees of an assistant's text: one line of a terminal's width or so. */
 const SAID_BYTES = 160;
@@ -86,6 +87,15 @@ function agentText(e: Fields): string | undefined {
   }
 }
 
+/** A command's output line: its text, marked where it was cut or lines before it were left out. */
+function outputText(e: Fields): string {
+  const skipped = num(e.skipped);
+  const text = line(str(e.text) ?? "", 4096) + (e.cut === true ? " [cut]" : "");
+  if (skipped === undefined || skipped <= 0) return text;
+  const missing = `[${skipped} line${skipped === 1 ? "" : "s"} not shown]`;
+  return text === "" ? missing : `${missing} ${text}`;
+}
+
 /**
  * The readable text of one event, without its time, or undefined for a type it does not know
  * (the caller shows those as `key=value`).
@@ -96,8 +106,12 @@ export function eventText(type: string, e: Fields): string | undefined {
       return agentText(e);
     case "progress":
       return line(str(e.line) ?? "", 4096);
+    case OUTPUT_EVENT_TYPE:
+      return outputText(e);
     case "warning":
       return line(str(e.text) ?? "", 4096);
+    case API_FAILURE_EVENT_TYPE:
+      return `${line(str(e.message) ?? "the model API failed")}; the task ends`;
     case "approval_asked":
       return `approval ${num(e.request) ?? "?"} asked: ${line(str(e.tool) ?? "?", 128)}: ${line(str(e.summary) ?? "")}`;
     case "approval_answered": {

@@ -25,7 +25,13 @@ import {
 } from "../protocol/index.js";
 import type { RunningSandbox, SandboxBackendOptions, SandboxExit } from "../sandbox/index.js";
 import type { Attachment, Tasks, TerminalInput, TerminalRecord } from "../store/index.js";
-import { ApprovalDesk, startChannelServer, type RunningChannel } from "./channel/index.js";
+import {
+  ApprovalDesk,
+  OUTPUT_EVENT_TYPE,
+  startChannelServer,
+  type RunningChannel,
+} from "./channel/index.js";
+import { API_FAILURE_EVENT_TYPE, FirstApiFailure } from "./apiFailure.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
 import { errorText } from "./errorText.js";
 import { eventText } from "./eventText.js";
@@ -84,6 +90,12 @@ class TaskRun {
   private progress: GuestProgress | undefined;
   /** How to release what the phases opened, in the order they opened it. */
   private readonly releases: (() => Promise<unknown>)[] = [];
+  /** A refused key or an upstream that is not there: shown at once, and it ends the task. */
+  private readonly apiFailure = new FirstApiFailure((failure) => {
+    this.attachment.appendEvent(API_FAILURE_EVENT_TYPE, { ...failure });
+    this.reporter.warn(failure.message);
+    this.progress?.note(`warning: ${failure.message}`);
+  });
 
   constructor(
     private readonly attachment: Attachment,
@@ -172,6 +184,9 @@ class TaskRun {
               apiKey: authSecret(relay.auth),
               auth: relay.auth.kind,
               placeholderKey: relay.placeholder,
+              onUpstreamFailure: (failure) => {
+                this.apiFailure.report(failure);
+              },
             },
           }),
     });
@@ -190,6 +205,12 @@ class TaskRun {
         const { type, ...fields } = event;
         const text = eventText("agent", { kind: type, ...fields });
         if (text !== undefined) this.reporter.progress(`agent: ${text}`);
+      },
+      onOutput: (event) => {
+        const { type: _type, ...fields } = event;
+        const text = eventText(OUTPUT_EVENT_TYPE, fields) ?? "";
+        this.progress?.output(event.stream, text);
+        this.reporter.progress(`${event.stream}: ${text}`);
       },
     });
     this.releases.push(() => channel.close().catch(() => undefined));
@@ -243,6 +264,9 @@ class TaskRun {
    */
   private async awaitEnd(sandbox: RunningSandbox): Promise<SandboxEnd | "interrupted"> {
     const stops = this.armStops(sandbox);
+    this.apiFailure.arm(() => {
+      stops.trigger("api");
+    });
     try {
       sandbox.onBound((bound) => {
         this.attachment.appendEvent("bound", { bound: bound.bound, detail: bound.detail });
@@ -270,6 +294,7 @@ class TaskRun {
       if (stops.reason === "interrupt") return "interrupted";
       throw error;
     } finally {
+      this.apiFailure.disarm();
       stops.close();
     }
   }
@@ -308,6 +333,7 @@ class TaskRun {
       attempt: this.attachment.attempt,
       sandbox: backend.name,
       agent: host.guest.agent,
+      apiFailure: this.apiFailure.failure,
     });
   }
 
@@ -376,6 +402,7 @@ const STOP_WORDS: Record<StopReason, string> = {
   interrupt: "warden was told to stop; the task can be run again with `warden start`",
   refused: "its results were refused",
   bound: "it reached one of its bounds",
+  api: "the model API failed in a way no retry mends",
 };
 
 /**

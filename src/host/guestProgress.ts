@@ -1,6 +1,7 @@
 // The guest's stderr as the host keeps it: each line cleaned (it is sandbox text), written to
 // results/guest.log under the label `guest`, appended as a `progress` event and shown by the
-// reporter. warden's own notes go into the same log under the label `warden`. Both the log and
+// reporter. warden's own notes go into the same log under the label `warden`, and a command
+// agent's output lines under `stdout` and `stderr` as they arrive. Both the log and
 // the events are bounded, so a flood of stderr costs the host nothing but the reading.
 import { constants, createWriteStream, type WriteStream } from "node:fs";
 import type { Readable } from "node:stream";
@@ -66,6 +67,14 @@ export class GuestProgress {
       // A pipe torn down by a stop: what was read is kept.
     }
     writer.end();
+  }
+
+  /**
+   * One line a command agent wrote on `stream`, for the log under that label (the channel has
+   * already recorded it as an event, and the caller shows it).
+   */
+  output(stream: "stdout" | "stderr", text: string): void {
+    this.#log.line(stream, text);
   }
 
   /** One of warden's own lines, for the log (the reporter shows it separately). */

@@ -42,6 +42,12 @@ export const HOST_LIMITS = {
    */
   agentEvents: 20_000,
   /**
+   * Output lines of a command agent one attach records as events (and writes to guest.log). The
+   * runner sends at most 50 a second; past this a watcher has seen the start of a flood, and
+   * the whole output is in results/transcript.jsonl and results/agent.log.
+   */
+  outputEvents: 5000,
+  /**
    * How long a permission prompt waits for a person (`warden approve`) before it is denied,
    * unless the task says otherwise: long enough to notice and answer, short enough that an
    * agent nobody watches does not sit idle until its deadline.

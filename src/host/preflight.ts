@@ -146,18 +146,20 @@ export function homeExposingBind(binds: readonly string[], home: string): string
   return binds.find((bind) => bind === home || home.startsWith(bind === "/" ? "/" : `${bind}/`));
 }
 
-export async function preflight(
-  tasks: Tasks,
-  id: string,
+/** What the checks of a launch find: everything of the preflight but the task's spec. */
+export type LaunchChecks = Omit<Preflight, "spec">;
+
+/**
+ * The checks that need only a task's settings and this host: the sandbox, the runner, the --env
+ * values, the API key, the agent's program, the approval plan. `run` and `create` make them
+ * before a task is written, so a refusal leaves no task behind; every attach makes them again,
+ * as the environment that starts a task may differ from the one that made it.
+ */
+export async function checkLaunch(
+  host: HostSettings,
   env: Readonly<Record<string, string | undefined>>,
   options: { sandboxOptions?: SandboxBackendOptions },
-): Promise<Preflight> {
-  const { spec } = await tasks.get(id);
-  const host = readHostSettings(id, spec.settings);
-  const { repo, base } = spec;
-  if (repo === undefined || base === undefined) {
-    throw new NotAHostTaskError(noHostSettings(id, "its spec names no repository or start commit"));
-  }
+): Promise<LaunchChecks> {
   const backend = sandboxBackend(host.sandbox, options.sandboxOptions);
   const approval = approvalPlan(host, backend.name);
   const check = await backend.check();
@@ -171,7 +173,6 @@ export async function preflight(
   const relay = relayFor(host.guest.agent, env);
   return {
     host,
-    spec: { ...spec, repo, base },
     backend,
     runner: guestProgram(env),
     variables: agentVariables(host.envNames, env),
@@ -179,4 +180,19 @@ export async function preflight(
     program: agentProgram(host, env),
     approval,
   };
+}
+
+export async function preflight(
+  tasks: Tasks,
+  id: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: { sandboxOptions?: SandboxBackendOptions },
+): Promise<Preflight> {
+  const { spec } = await tasks.get(id);
+  const host = readHostSettings(id, spec.settings);
+  const { repo, base } = spec;
+  if (repo === undefined || base === undefined) {
+    throw new NotAHostTaskError(noHostSettings(id, "its spec names no repository or start commit"));
+  }
+  return { ...(await checkLaunch(host, env, options)), spec: { ...spec, repo, base } };
 }

@@ -1,7 +1,9 @@
 // How a running task shows itself to the person who started it. On a terminal: one status line,
-// redrawn in place with the guest's latest progress, and warden's notes printed above it.
+// redrawn in place with the time since the start and the latest thing the guest or the agent
+// did (a progress line, an agent event, a command's output line), warden's notes above it.
 // Elsewhere: labelled log lines. Every text is cleaned first; the guest's lines are sandbox text.
 import type { Writable } from "node:stream";
+import { durationText } from "../lang/index.js";
 import { cleanLine, cutText, Log } from "../protocol/index.js";
 import { HOST_LIMITS } from "./limits.js";
 
@@ -26,6 +28,8 @@ export interface ReporterOptions {
   quiet?: boolean;
   /** Forces the terminal or the plain form; by default `out.isTTY` decides. */
   tty?: boolean;
+  /** The clock the elapsed time is read from (tests pass their own). */
+  now?: () => number;
 }
 
 /** Shows nothing: for --quiet and for library callers. */
@@ -38,6 +42,8 @@ export const SILENT_REPORTER: Reporter = {
 
 /** The status line is redrawn at most this often: a flood of progress must not flood the tty. */
 const REDRAW_MS = 100;
+/** The status line's elapsed time moves on this often while nothing else redraws it. */
+const TICK_MS = 1000;
 /** The shown id when the caller gives none: the store's floor for a shown id. */
 const DEFAULT_SHORT_ID = 8;
 /** A terminal width when the stream does not say. */
@@ -50,19 +56,32 @@ class TtyReporter implements Reporter {
   #shown = false;
   #lastDraw = 0;
   #pending: NodeJS.Timeout | undefined;
+  #ticker: NodeJS.Timeout | undefined;
   readonly #shortId: string;
+  readonly #now: () => number;
+  readonly #started: number;
   /** Cuts the status by what a person sees as characters, never inside one. */
   readonly #segmenter = new Intl.Segmenter();
 
   constructor(
     private readonly out: ReporterOptions["out"],
     shortId: string,
+    now: () => number,
   ) {
     this.#shortId = shortId;
+    this.#now = now;
+    this.#started = now();
   }
 
   progress(line: string): void {
     this.#status = cleanLine(line);
+    if (this.#ticker === undefined) {
+      this.#ticker = setInterval(() => {
+        if (this.#pending === undefined) this.#draw();
+      }, TICK_MS);
+      // The status line never keeps the process alive: done() or the exit ends it.
+      this.#ticker.unref();
+    }
     const now = Date.now();
     if (now - this.#lastDraw >= REDRAW_MS) {
       this.#draw();
@@ -85,6 +104,8 @@ class TtyReporter implements Reporter {
   done(): void {
     if (this.#pending !== undefined) clearTimeout(this.#pending);
     this.#pending = undefined;
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
     if (this.#shown) this.out.write(CLEAR_LINE);
     this.#shown = false;
   }
@@ -98,7 +119,7 @@ class TtyReporter implements Reporter {
   #draw(): void {
     this.#lastDraw = Date.now();
     const columns = Math.max(20, this.out.columns ?? DEFAULT_COLUMNS);
-    const prefix = `[${this.#shortId}] `;
+    const prefix = `[${this.#shortId}] ${durationText(this.#now() - this.#started)}  `;
     // One column is left free so the line never wraps, which would break the redraw.
     const room = columns - prefix.length - 1;
     let text = "";
@@ -151,7 +172,7 @@ export function makeReporter(options: ReporterOptions): Reporter {
     throw new TypeError(`not a prefix of the task id for a reporter: ${JSON.stringify(shortId)}`);
   }
   return tty
-    ? new TtyReporter(options.out, shortId)
+    ? new TtyReporter(options.out, shortId, options.now ?? Date.now)
     : new LineReporter(options.out, options.taskId, shortId);
 }
 

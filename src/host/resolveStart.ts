@@ -13,6 +13,11 @@ export interface TaskStart {
   base: string;
   /** The repository's hash: a scratch repository that borrows its objects must use the same. */
   objectFormat: "sha1" | "sha256";
+  /**
+   * Where the agent runs, relative to the repository's top, when `repo` is a directory below
+   * the top: the task still checks out, and hands back, the whole repository.
+   */
+  workdir?: string;
 }
 
 /**
@@ -30,16 +35,25 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
   }
   let gitDir: string;
   let objectFormat: "sha1" | "sha256";
+  let workdir: string | undefined;
   try {
     const out = await hostGit(
-      ["rev-parse", "--absolute-git-dir", "--is-shallow-repository", "--show-object-format"],
+      [
+        "rev-parse",
+        "--absolute-git-dir",
+        "--is-shallow-repository",
+        "--show-object-format",
+        "--show-prefix",
+      ],
       {
         cwd: real,
       },
     );
-    const [dir, shallow, format] = out.stdout.trim().split("\n");
+    const [dir, shallow, format, prefix] = out.stdout.split("\n");
     if (dir === undefined) throw new GitError("no git dir");
     gitDir = dir;
+    // git names the directory below the top with a slash at its end; at the top, nothing.
+    workdir = prefix?.replace(/\/$/, "") || undefined;
     objectFormat = format === "sha256" ? "sha256" : "sha1";
     if (shallow === "true") {
       throw new BadRepoError(`${cleanLine(real)} is a shallow clone`, {
@@ -77,5 +91,5 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
     throw new BadRepoError(`git gave a strange commit id for ${cleanLine(from)}`, {
       hint: "check the repository",
     });
-  return { gitDir, repo: real, base, objectFormat };
+  return { gitDir, repo: real, base, objectFormat, ...(workdir === undefined ? {} : { workdir }) };
 }

@@ -5,3 +5,4 @@ export { errorMessage } from "./errorMessage.js";
 export { exitCodeOf, exitText } from "./exitStatus.js";
 export { RecentMap } from "./recentMap.js";
 export { within } from "./within.js";
+export { clockText, durationText, isoTime, localizeLineTime, timeText } from "./timeText.js";

@@ -178,6 +178,21 @@ export const settingsSchema = z
     timeoutSeconds: count(LIMITS.timeoutSeconds).optional(),
     gitName: GIT_NAME.optional(),
     gitEmail: GIT_EMAIL.optional(),
+    /**
+     * The directory of the repository the agent runs in, relative to its top (`--repo` named a
+     * subdirectory); absent: the top. Plain names only: no `.`, `..` or `.git` part, no control
+     * character, so it can never lead out of the workspace or into git's own files.
+     */
+    workdir: settingText
+      .refine(
+        (d) =>
+          d
+            .split("/")
+            .every((part) => part !== "" && part !== "." && part !== ".." && part !== ".git"),
+        "workdir is not a relative path of plain names",
+      )
+      .refine((d) => !CONTROL.test(d), "workdir has a control character")
+      .optional(),
   })
   .strict()
   .superRefine((s, ctx) => {

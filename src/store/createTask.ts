@@ -28,6 +28,12 @@ import type { CancelRequest } from "./terminalRecord.js";
 export interface CreateOptions {
   /** Create under this id instead of a new one; an id that exists is refused (SPEC_IMMUTABLE). */
   id?: string;
+  /**
+   * The creator's own checks, run once the store has checked everything of its own and just
+   * before it writes: a refusal there writes nothing, and the user's mistakes in the input are
+   * reported before the creator's checks of the machine.
+   */
+  beforeWrite?: () => Promise<void>;
 }
 
 async function writeNewFile(path: string, bytes: string): Promise<void> {
@@ -107,6 +113,7 @@ export async function createTask(
   const parentHop = parent?.hop ?? (current === undefined ? undefined : await hopOf(ctx, current));
   const hop = resolveHop(input.hop, parentHop);
   const deadline = resolveDeadline(input.deadline, now, parent?.deadline);
+  await options.beforeWrite?.();
 
   const spec: StoredSpec = {
     version: 1,

@@ -46,6 +46,10 @@ export const DATA_DIRS = {
   staging: "tmp",
   /** Live wait edges between trees, for the cycle check. */
   waits: "waits",
+  /** The tickets of background runs waiting their turn, in order (runQueue.ts). */
+  queue: "queue",
+  /** One lock file per running background run, up to maxRunning (runQueue.ts). */
+  slots: "slots",
 } as const;
 
 /** Creates the data directory and its subdirectories, each 0700. */

@@ -57,6 +57,14 @@ export class AlreadyAttachedError extends StoreError {
   readonly exitClass = "operational";
 }
 
+/** Another background runner already waits for a turn to run the task (runQueue.ts). */
+export class AlreadyQueuedError extends StoreError {
+  static override readonly hint =
+    "see it with `warden show`; it runs when its turn comes, or cancel it with `warden cancel`";
+  readonly code: string = "ALREADY_QUEUED";
+  readonly exitClass = "operational";
+}
+
 export class SpecImmutableError extends StoreError {
   static override readonly hint = "create a new task instead of changing this one";
   readonly code: string = "SPEC_IMMUTABLE";

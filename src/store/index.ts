@@ -45,6 +45,7 @@ export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export type { StoreHooks } from "./atomicFile.js";
 export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";
 export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
+export { awaitTurn, type RunTurn, type TurnOptions } from "./runQueue.js";
 export * from "./errors.js";
 export {
   NO_FOLLOW,

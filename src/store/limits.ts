@@ -92,6 +92,11 @@ export const STORE_TIMING = {
   watchFallbackPollMs: 50,
   /** How long finish() waits for running children to record their terminal state. */
   childFinishWaitMs: 30 * SECOND,
+  /**
+   * How often a background run waiting its turn looks at the queue and the slots again: a turn
+   * comes when a task of minutes ends, so a quarter second is prompt and costs a few probes.
+   */
+  queuePollMs: 250,
   /** Staging directories of creators that died are removed by gc after this long. */
   stagingMaxAgeMs: 1 * HOUR,
 } as const;

@@ -1,5 +1,6 @@
 // A task's state is derived from its files, never stored twice: terminal.json → its state;
-// else attach.lock held → running; else never attached → created; else → interrupted.
+// else attach.lock held → running; else queue.lock held → queued (a background runner waits its
+// turn); else never attached → created; else → interrupted.
 import { probeLock } from "./attachLock.js";
 import { readHolder, type LockHolder } from "./lockHolder.js";
 import type { StoreContext } from "./context.js";
@@ -9,13 +10,14 @@ import type { TerminalRecord, TerminalState } from "./terminalRecord.js";
 
 export const TASK_STATES = [
   "created",
+  "queued",
   "running",
   "interrupted",
   "succeeded",
   "failed",
   "cancelled",
 ] as const;
-export type TaskState = "created" | "running" | "interrupted" | TerminalState;
+export type TaskState = "created" | "queued" | "running" | "interrupted" | TerminalState;
 
 export interface DerivedState {
   state: TaskState;
@@ -56,5 +58,7 @@ export function deriveState(paths: TaskPaths): DerivedState {
   // The executor may have written terminal.json and released the lock between the two looks.
   const late = readTerminalSync(paths);
   if (late !== undefined) return { state: late.state, terminal: late };
+  // A background runner waits its turn for it (runQueue.ts); it holds queue.lock while it waits.
+  if (probeLock(paths.queueLock) === "held") return { state: "queued" };
   return { state: probe === "never_attached" ? "created" : "interrupted" };
 }

@@ -25,6 +25,8 @@ export const TASK_FILES = {
   /** Permission prompts put to a person and their answers, replaced atomically under its lock. */
   approvals: "approvals.json",
   approvalsLock: "approvals.lock",
+  /** flock(2)ed by a background runner from the moment it queues the task (runQueue.ts). */
+  queueLock: "queue.lock",
 } as const;
 
 /** The paths of one task, by name; the host's layout (host/taskLayout.ts) adds its own to them. */
@@ -71,5 +73,8 @@ export class TaskPaths {
   }
   get approvalsLock(): string {
     return join(this.dir, TASK_FILES.approvalsLock);
+  }
+  get queueLock(): string {
+    return join(this.dir, TASK_FILES.queueLock);
   }
 }

@@ -129,6 +129,9 @@ function assertWithinBounds(events: readonly AgentEvent[]): void {
         assertShown(event.tool, NAME_BYTES, `${what}'s tool`);
         assertShown(event.summary, AGENT_EVENT_LIMITS.summaryBytes, `${what}'s summary`);
         break;
+      case "output":
+        assertCut(event.text, AGENT_EVENT_LIMITS.outputLineBytes, `${what}'s text`);
+        break;
       case "result":
         assertCut(event.message, AGENT_EVENT_LIMITS.textBytes, `${what}'s message`);
         assert.ok(isCount(event.turns) && isAmount(event.costUSD), JSON.stringify(event));

@@ -310,22 +310,19 @@ describeCli("the warden command", (ws) => {
       assert.equal(wait.code, 3);
     });
 
-    test("a run refused before it starts leaves the task created, and says how to start it", async () => {
-      const run = await runCli(
-        ws.dataDir,
-        runArgs(ws.repo, "x", ["--env", "CLI_TEST_UNSET_VARIABLE"], ["true"]),
-      );
-      assertError(
-        run,
-        1,
-        /the task passes the variable CLI_TEST_UNSET_VARIABLE in, but it is not set here/,
-      );
-      assert.match(run.stdout, /^[0-9a-z]{26} created, not run\n$/);
-      const id = idOf(run);
-      assert.equal(
-        (await runCli(ws.dataDir, ["show", id, "--json"])).stdout.includes('"state":"created"'),
-        true,
-      );
+    test("a run or create whose --env variable is not set is refused before any task is made", async () => {
+      const before = (await runCli(ws.dataDir, ["ls", "-q"])).stdout;
+      for (const verb of ["run", "create"]) {
+        const args = runArgs(ws.repo, "x", ["--env", "CLI_TEST_UNSET_VARIABLE"], ["true"]);
+        const refused = await runCli(ws.dataDir, [verb, ...args.slice(1)]);
+        assertError(
+          refused,
+          1,
+          /the task passes the variable CLI_TEST_UNSET_VARIABLE in, but it is not set here/,
+        );
+        assert.equal(refused.stdout, "", verb);
+      }
+      assert.equal((await runCli(ws.dataDir, ["ls", "-q"])).stdout, before, "no task was made");
     });
 
     test("run --detach prints the id at once and the task runs in the background", async () => {

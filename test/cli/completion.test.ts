@@ -78,10 +78,10 @@ describeCli("warden completion", (ws) => {
     assert.deepEqual(await complete(ws, bin, ["warden", "--data-d"]), ["--data-dir"]);
     assert.deepEqual(await complete(ws, bin, ["warden", "completion", ""]), ["bash", "zsh"]);
     assert.deepEqual(await complete(ws, bin, ["warden", "completion", "bash", ""]), []);
-    assert.deepEqual(await complete(ws, bin, ["warden", "show", ""]), [id]);
+    assert.deepEqual(await complete(ws, bin, ["warden", "show", ""]), [id, "@last"]);
     assert.deepEqual(await complete(ws, bin, ["warden", "diff", "--stat", id.slice(0, 4)]), [id]);
     // rm takes several ids; show takes one, and the word after it is not an id.
-    assert.deepEqual(await complete(ws, bin, ["warden", "rm", id, ""]), [id]);
+    assert.deepEqual(await complete(ws, bin, ["warden", "rm", id, ""]), [id, "@last"]);
     assert.deepEqual(await complete(ws, bin, ["warden", "show", id, ""]), []);
     // run takes no id, and the word after --repo is a path for bash's own file completion.
     assert.deepEqual(await complete(ws, bin, ["warden", "run", ""]), []);
@@ -91,8 +91,21 @@ describeCli("warden completion", (ws) => {
     assert.deepEqual(await complete(ws, bin, ["warden", "show", ""], "bash", elsewhere), []);
     assert.deepEqual(
       await complete(ws, bin, ["warden", "--data-dir", ws.dataDir, "show", ""], "bash", elsewhere),
-      [id],
+      [id, "@last"],
     );
+  });
+
+  test("bash offers @last among the ids, though it splits the word at the @", async () => {
+    const bin = await wardenOnPath(ws);
+    await aTask(ws);
+    // As bash hands the words over: `@` is in COMP_WORDBREAKS, so `@l` comes as `@` and `l`.
+    assert.deepEqual(await complete(ws, bin, ["warden", "show", "@"]), ["@last"]);
+    assert.deepEqual(await complete(ws, bin, ["warden", "show", "@", "l"]), ["@last"]);
+    assert.deepEqual(await complete(ws, bin, ["warden", "rm", "@", "last", "@"]), ["@last"]);
+    // `@last` fills the one id of show: the word after it is not an id.
+    assert.deepEqual(await complete(ws, bin, ["warden", "show", "@", "last", ""]), []);
+    const elsewhere = { WARDEN_DATA_DIR: join(ws.root, "none-yet") };
+    assert.deepEqual(await complete(ws, bin, ["warden", "show", "@"], "bash", elsewhere), []);
   });
 
   test(

@@ -35,7 +35,8 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
     if (/^(WARDEN_|ANTHROPIC_|OPENAI_|GEMINI_|GOOGLE_|CODEX_|GIT_)/.test(name)) continue;
     env[name] = value;
   }
-  return { ...env, ...extra };
+  // A config file of the person running the tests must not change what the tests see.
+  return { ...env, XDG_CONFIG_HOME: "/nonexistent/warden-test-config", ...extra };
 }
 
 export interface CliResult {

@@ -91,13 +91,23 @@ describe("the command agent", () => {
     assert.deepEqual(result.warnings, []);
   });
 
-  test("runs as before with a channel, and sends the host nothing: it has no events", async (t) => {
+  test("runs as before with a channel, and sends the host only its output lines", async (t) => {
     const host = await fakeHost(t);
     const { run, result } = await runWithHost(t, command, host);
     assert.equal(run.exitCode, 0, run.stderr);
     assert.deepEqual(result.agentResult, { result: "fine" });
     assert.deepEqual(result.warnings, []);
-    assert.deepEqual(host.recorded, []);
+    assert.deepEqual(
+      host.recorded.map((r) => r.request),
+      [
+        {
+          v: 1,
+          id: 1,
+          op: "events",
+          events: [{ type: "output", stream: "stdout", text: '{"result":"fine"}', cut: false }],
+        },
+      ],
+    );
     assert.match(run.stderr, /connected to the host's channel/);
   });
 

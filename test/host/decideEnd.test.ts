@@ -86,6 +86,33 @@ test("a stop at the host's limit is failed, stopped by host_timeout", () => {
   assert.equal(end.stoppedBy, "host_timeout");
 });
 
+test("a stop for a failed model API is failed with the host's words, its code and its fix, not the agent's", () => {
+  const apiFailure = {
+    code: "API_KEY_REJECTED",
+    message: "the anthropic API at http://127.0.0.1:9 refused the API key (HTTP 401)",
+    hint: "check ANTHROPIC_API_KEY",
+  };
+  const end = decideEnd(
+    facts({
+      stop: "api",
+      apiFailure,
+      results: {
+        kind: "received",
+        result: result({ agentExitCode: 143, head: BASE }),
+        bundle: { kind: "none" },
+      },
+    }),
+  );
+  assert.equal(end.state, "failed");
+  assert.equal(end.stoppedBy, undefined, "a failed API is not a bound: exit 1, not 3");
+  assert.equal(end.error, apiFailure.message);
+  assert.equal(details(end).code, "API_KEY_REJECTED");
+  assert.equal(details(end).hint, "check ANTHROPIC_API_KEY");
+  assert.equal(details(end).agentExitCode, 143);
+  // A cancel that came first wins.
+  assert.equal(decideEnd(facts({ stop: "cancel", apiFailure })).state, "cancelled");
+});
+
 test("an agent that ran out its timeout is failed, stopped by host_timeout", () => {
   const end = decideEnd(
     facts({

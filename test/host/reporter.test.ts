@@ -23,7 +23,7 @@ test("on a terminal, progress is one status line redrawn in place, cut to the wi
   reporter.note("running in the bwrap sandbox");
   reporter.done();
   const written = text();
-  assert.ok(written.startsWith("\r\x1b[2K[01m8mes7] cloning"));
+  assert.ok(written.startsWith("\r\x1b[2K[01m8mes7] 0s  cloning"), JSON.stringify(written));
   const lines = written.split("\r\x1b[2K");
   // Status segments (those not ended by a newline) never reach the last column.
   for (const line of lines.filter((l) => !l.endsWith("\n"))) {
@@ -79,11 +79,45 @@ test("every line shows the id it is given, the store's unique prefix, on a termi
     reporter.note("running");
     reporter.done();
     assert.match(text(), /warden\[01m8mes74kr\]: running\n/);
-    if (tty) assert.match(text(), /\[01m8mes74kr\] cloning/);
+    if (tty) assert.match(text(), /\[01m8mes74kr\] \d+s {2}cloning/);
     else assert.match(text(), /guest\[01m8mes74kr\]: cloning\n/);
   }
   assert.throws(
     () => makeReporter({ out: capture(true).out, taskId: ID, shortId: "01zz", tty: true }),
     /not a prefix of the task id/,
   );
+});
+
+test("on a terminal, the status line shows the time since the start beside the latest line", () => {
+  const { out, text } = capture(true, 80);
+  let now = 1_000_000;
+  const reporter = makeReporter({ out, taskId: ID, tty: true, now: () => now });
+  now += 65_000;
+  reporter.progress("stdout: step one\x1b[31m done");
+  reporter.done();
+  assert.equal(text(), "\r\x1b[2K[01m8mes7] 1m 05s  stdout: step one?[31m done\r\x1b[2K");
+});
+
+test("on a terminal, the elapsed time moves on while the agent is quiet", async () => {
+  const { out, text } = capture(true, 80);
+  let now = 0;
+  const reporter = makeReporter({ out, taskId: ID, tty: true, now: () => now });
+  reporter.progress("stdout: waiting");
+  now = 3_000;
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  reporter.done();
+  assert.match(text(), /\] 0s {2}stdout: waiting/);
+  assert.match(text(), /\] 3s {2}stdout: waiting/);
+});
+
+test("on a terminal, a long status line with its elapsed time never reaches the last column", () => {
+  const { out, text } = capture(true, 30);
+  let now = 0;
+  const reporter = makeReporter({ out, taskId: ID, tty: true, now: () => now });
+  now = 2 * 3600_000 + 5 * 60_000;
+  reporter.progress("stderr: " + "é".repeat(100));
+  reporter.done();
+  const status = text().split("\r\x1b[2K")[1] ?? "";
+  assert.ok(status.startsWith("[01m8mes7] 2h 05m  stderr: é"), status);
+  assert.ok(Array.from(new Intl.Segmenter().segment(status)).length < 30, status);
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import * as cli from "../../src/cli/cliErrors.js";
+import * as config from "../../src/config/index.js";
 import { exitForError } from "../../src/cli/exitCodes.js";
 import * as egress from "../../src/egress/index.js";
 import * as guest from "../../src/guest/index.js";
@@ -17,7 +18,7 @@ import * as sandbox from "../../src/sandbox/index.js";
 import * as store from "../../src/store/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const FOLDERS = { protocol, store, host, guest, sandbox, egress, cli };
+const FOLDERS = { protocol, store, host, guest, sandbox, egress, config, cli };
 
 type ErrorClass = new (message: string, options: object) => WardenError;
 

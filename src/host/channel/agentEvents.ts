@@ -105,6 +105,25 @@ const schemas = {
       if (e.summary !== undefined) event.summary = summary(e.summary);
       return event;
     }),
+  output: z
+    .object({
+      stream: z.enum(["stdout", "stderr"]),
+      text: z.string(),
+      cut: z.boolean().optional(),
+      skipped: count.optional(),
+    })
+    .transform((e): AgentEvent => {
+      const kept = cutText(e.text, AGENT_EVENT_LIMITS.outputLineBytes);
+      const event: {
+        type: "output";
+        stream: "stdout" | "stderr";
+        text: string;
+        cut: boolean;
+        skipped?: number;
+      } = { type: "output", stream: e.stream, text: kept.text, cut: kept.cut || e.cut === true };
+      if (e.skipped !== undefined && e.skipped > 0) event.skipped = e.skipped;
+      return event;
+    }),
   result: z
     .object({
       ok: z.boolean(),

@@ -3,6 +3,7 @@
 // or the timeout, which denies. Every decision is recorded as an event. Anything that goes wrong
 // on the way denies: a prompt is never allowed by accident.
 import { AGENT_EVENT_LIMITS } from "../../agents/index.js";
+import { durationText } from "../../lang/index.js";
 import { CHANNEL_LIMITS, cleanLine, cutText, WardenError } from "../../protocol/index.js";
 import type { ApprovalRequest, Attachment } from "../../store/index.js";
 import { judgeToolCall, type ApprovalRules, type ApprovePolicy } from "./approvalPolicy.js";
@@ -111,7 +112,7 @@ export class ApprovalDesk {
     reporter?.note(
       `the agent asks to use ${cleanLine(tool)}: ${cleanLine(summary)}; answer with ` +
         `\`warden approve ${shown} ${request.n} allow\` (or deny) ` +
-        `within ${Math.round(timeoutMs / 1000)} s`,
+        `within ${durationText(timeoutMs)}`,
     );
     let settled: ApprovalRequest;
     try {

@@ -30,6 +30,16 @@ import { HOST_LIMITS } from "../limits.js";
 /** The task event type of an agent's events; the agent event's own type is its `kind`. */
 export const AGENT_EVENT_TYPE = "agent";
 
+/**
+ * The task event type of a line a command agent wrote (an agent event of type `output`): kept
+ * apart from the agent's actions, with a cap of its own, so a chatty command never uses up the
+ * room of the events that say what an agent did.
+ */
+export const OUTPUT_EVENT_TYPE = "output";
+
+/** An agent's output line as the channel checked it. */
+export type OutputEvent = Extract<AgentEvent, { type: "output" }>;
+
 /** The longest path a unix socket may have on Linux (sun_path, its NUL excluded). */
 const SOCKET_PATH_BYTES = 107;
 
@@ -43,6 +53,8 @@ export interface ChannelServerOptions {
   readonly approvals: ApprovalDesk;
   /** Each agent event as it is recorded, e.g. for the reporter. */
   readonly onAgentEvent?: (event: AgentEvent) => void;
+  /** Each output line of a command agent as it is recorded, e.g. for the guest log. */
+  readonly onOutput?: (event: OutputEvent) => void;
   /** The clock, for the rate limits (tests may pass their own). */
   readonly now?: () => number;
 }
@@ -51,6 +63,8 @@ export interface ChannelCounts extends ChannelStats {
   /** Agent events recorded, and those dropped (unknown type, wrong shape, or past the cap). */
   agentEvents: number;
   droppedEvents: number;
+  /** Output lines recorded; those past their cap count in droppedEvents. */
+  outputEvents: number;
 }
 
 export interface RunningChannel {
@@ -65,7 +79,12 @@ export interface RunningChannel {
 }
 
 class ChannelService implements RunningChannel {
-  readonly counts: ChannelCounts = { ...emptyStats(), agentEvents: 0, droppedEvents: 0 };
+  readonly counts: ChannelCounts = {
+    ...emptyStats(),
+    agentEvents: 0,
+    droppedEvents: 0,
+    outputEvents: 0,
+  };
   readonly #connections = new Set<ChannelConnection>();
   /** Connections refused for the count, until they have closed. */
   readonly #refused = new Set<Socket>();
@@ -73,6 +92,7 @@ class ChannelService implements RunningChannel {
   readonly #options: ChannelServerOptions;
   #closing = false;
   #capNoted = false;
+  #outputCapNoted = false;
 
   constructor(options: ChannelServerOptions) {
     this.#options = options;
@@ -217,6 +237,10 @@ class ChannelService implements RunningChannel {
         this.counts.droppedEvents++;
         continue;
       }
+      if (event.type === "output") {
+        if (this.#output(event)) recorded++;
+        continue;
+      }
       if (this.counts.agentEvents >= HOST_LIMITS.agentEvents) {
         this.counts.droppedEvents++;
         if (!this.#capNoted) {
@@ -235,6 +259,26 @@ class ChannelService implements RunningChannel {
       this.#options.onAgentEvent?.(event);
     }
     return recorded;
+  }
+
+  /** Records one output line, up to the attach's cap; says whether it was recorded. */
+  #output(event: OutputEvent): boolean {
+    if (this.counts.outputEvents >= HOST_LIMITS.outputEvents) {
+      this.counts.droppedEvents++;
+      if (!this.#outputCapNoted) {
+        this.#outputCapNoted = true;
+        this.#event("output_dropped", {
+          after: HOST_LIMITS.outputEvents,
+          see: "warden logs --transcript, warden logs --agent-log",
+        });
+      }
+      return false;
+    }
+    const { type: _type, cut, ...fields } = event;
+    this.#event(OUTPUT_EVENT_TYPE, { ...fields, ...(cut ? { cut } : {}) });
+    this.counts.outputEvents++;
+    this.#options.onOutput?.(event);
+    return true;
   }
 
   #event(type: string, data: Record<string, unknown>): void {

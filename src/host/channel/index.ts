@@ -2,6 +2,7 @@
 // carries: the socket server, its connections, the agent events it checks, and the approval desk
 // with its rules and policy.
 export { startChannelServer, AGENT_EVENT_TYPE, type RunningChannel } from "./channelServer.js";
+export { OUTPUT_EVENT_TYPE, type OutputEvent } from "./channelServer.js";
 export { ApprovalDesk } from "./approvalDesk.js";
 export { type ApprovalRules, type ApprovePolicy } from "./approvalPolicy.js";
 export { parseToolRules, MAX_TOOL_RULES, MAX_TOOL_RULE_BYTES } from "./toolRules.js";

@@ -19,6 +19,7 @@ import {
   type RunningChannel,
 } from "../../../src/host/channel/channelServer.js";
 import { CHANNEL_LIMITS, parseChannelResponse } from "../../../src/protocol/index.js";
+import { HOST_LIMITS } from "../../../src/host/limits.js";
 import { Tasks, type Attachment, type TaskEvent } from "../../../src/store/index.js";
 import { RawChannelClient } from "./channelClient.js";
 
@@ -144,6 +145,51 @@ describe("events", () => {
     assert.equal((answer.error as { code: string }).code, "bad_request");
     assert.equal((await s.events()).filter((e) => e.type === "agent").length, 0);
     await s.close();
+  });
+});
+
+describe("a command's output", () => {
+  test("output lines are `output` events, cut to their bound, with a cap of their own", async () => {
+    // A clock that moves a second a call: the rate is not what this test is about.
+    let now = 0;
+    const s = await serve({ now: () => (now += 1000) });
+    try {
+      const c = await s.client();
+      const line = (i: number) => ({ type: "output", stream: "stdout", text: `line ${i}` });
+      const first = await c.ask(
+        req(1, "events", {
+          events: [
+            { type: "output", stream: "stderr", text: "\u001b[2J" + "é".repeat(1000), skipped: 3 },
+            { type: "output", stream: "stdin", text: "not a stream of the agent's" },
+            { type: "turn_started", turn: 1 },
+          ],
+        }),
+      );
+      assert.deepEqual(first, { v: 1, id: 1, ok: true, op: "events", recorded: 2 });
+      let sent = 1;
+      for (let id = 2; sent < HOST_LIMITS.outputEvents + 100; id++) {
+        const events = Array.from({ length: CHANNEL_LIMITS.eventsPerRequest }, () => line(sent++));
+        const answer = await c.ask(req(id, "events", { events }));
+        assert.equal(answer.ok, true);
+      }
+      const after = await c.ask(req(9999, "events", { events: [{ type: "turn_ended", turn: 1 }] }));
+      assert.equal(after.recorded, 1, "agent events still have their room");
+      const events = await s.events();
+      const output = events.filter((e) => e.type === "output");
+      assert.equal(output.length, HOST_LIMITS.outputEvents);
+      const cut = output[0] ?? assert.fail("no output event");
+      assert.equal(cut.stream, "stderr");
+      assert.equal(cut.cut, true);
+      assert.equal(cut.skipped, 3);
+      assert.ok(Buffer.byteLength(String(cut.text)) <= 1024, "an output line is cut to 1 KiB");
+      assert.equal(events.filter((e) => e.type === "output_dropped").length, 1);
+      assert.deepEqual(
+        events.filter((e) => e.type === "agent").map((e) => e.kind),
+        ["turn_started", "turn_ended"],
+      );
+    } finally {
+      await s.close();
+    }
   });
 });
 

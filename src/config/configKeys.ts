@@ -1,0 +1,108 @@
+// Every key a config file may hold, in one table that later issues extend: its schema, whether a
+// repository's own file may set it, and what it means. The files' schema is built from it.
+//
+// A repository's .warden/config.yaml is committed content that the user may not have written (a
+// cloned repository), and it is read on every run there. So it may set what shapes the work
+// (agent, model, turns, time limits) and may narrow what the agent may do (deny rules); it may
+// not widen the network (allow, presets), let tool calls through without asking (allowTools,
+// approve), loosen the bounds on this machine (memory, processes, disk), spend more of the
+// user's money (maxBudgetUsd), choose whose name the commits carry (gitName, gitEmail) or how
+// many tasks this machine runs at once (maxRunning). There is no key for the sandbox at all:
+// `--sandbox none` is a choice made on the command line, every time.
+import { z } from "zod";
+import { AGENTS } from "../protocol/index.js";
+import { parseDuration } from "../store/index.js";
+import { CONFIG_LIMITS } from "./limits.js";
+
+const text = z.string().min(1, "is empty").max(CONFIG_LIMITS.textBytes, "is too long");
+const list = z
+  .array(text, "is not a list of strings")
+  .max(CONFIG_LIMITS.listEntries, `has more than ${CONFIG_LIMITS.listEntries} entries`);
+const count = z.int("is not a whole number").min(0, "is below 0");
+
+/** A duration (`30m`, `1h30m`) or a whole number of seconds, as the flags take them. */
+const duration = z.union(
+  [
+    count,
+    text.refine((value) => parseDuration(value) !== undefined, "is not a duration such as 30m"),
+  ],
+  "is not a duration such as 30m or a number of seconds",
+);
+
+/** A size (`512M`, `4G`) or a number of bytes, as the flags take them. */
+const size = z.union(
+  [count, text.regex(/^\d+(?:\.\d+)?\s*[kmgt]?i?b?$/i, "is not a size such as 512M or 4G")],
+  "is not a size such as 4G or a number of bytes",
+);
+
+interface KeySpec {
+  schema: z.ZodType;
+  /** Whether a repository's own file may set it (see the top of this file for why). */
+  repository: boolean;
+  /** What it means, for `warden config` and the docs. */
+  about: string;
+}
+
+export const CONFIG_KEYS = {
+  agent: {
+    schema: z.enum(AGENTS, `is not one of ${AGENTS.join(", ")}`),
+    repository: true,
+    about: "the agent to run (--agent)",
+  },
+  model: { schema: text, repository: true, about: "the model the agent uses (--model)" },
+  maxTurns: { schema: count, repository: true, about: "the most turns (--max-turns)" },
+  maxBudgetUsd: {
+    schema: z.number("is not a number").min(0, "is below 0"),
+    repository: false,
+    about: "the most the agent may spend, in US dollars (--max-budget-usd)",
+  },
+  timeout: { schema: duration, repository: true, about: "the agent's time limit (--timeout)" },
+  deadline: {
+    schema: text.refine(
+      (value) => parseDuration(value) !== undefined,
+      "is not a duration such as 2h",
+    ),
+    repository: true,
+    about: "how long after its creation a task must have ended (--deadline)",
+  },
+  allow: { schema: list, repository: false, about: "hosts the agent may reach (--allow)" },
+  presets: { schema: list, repository: false, about: "preset lists of hosts (--preset)" },
+  approve: {
+    schema: z.enum(["always", "never", "prompt"], "is not one of always, never, prompt"),
+    repository: false,
+    about: "how permission prompts are answered (--approve)",
+  },
+  allowTools: { schema: list, repository: false, about: "tool rules allowed (--allow-tool)" },
+  denyTools: { schema: list, repository: true, about: "tool rules denied (--deny-tool)" },
+  memory: { schema: size, repository: false, about: "the sandbox's memory bound (--memory)" },
+  maxProcesses: {
+    schema: count,
+    repository: false,
+    about: "the sandbox's bound on processes (--max-processes)",
+  },
+  disk: { schema: size, repository: false, about: "the workspace's disk bound (--disk)" },
+  gitName: { schema: text, repository: false, about: "who the task's commits are by (--git-name)" },
+  gitEmail: { schema: text, repository: false, about: "their email (--git-email)" },
+  maxRunning: {
+    schema: z
+      .int("is not a whole number")
+      .min(1, "is below 1")
+      .max(CONFIG_LIMITS.maxRunning, `is above ${CONFIG_LIMITS.maxRunning}`),
+    repository: false,
+    about: "background tasks this machine runs at once; the rest wait their turn",
+  },
+} as const satisfies Record<string, KeySpec>;
+
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** The values a config file may hold, each optional. */
+export type ConfigValues = { [K in ConfigKey]?: z.infer<(typeof CONFIG_KEYS)[K]["schema"]> };
+
+export const CONFIG_KEY_NAMES = Object.keys(CONFIG_KEYS) as ConfigKey[];
+
+/** A config file's schema: a mapping of known keys only. */
+export const configFileSchema: z.ZodType<ConfigValues> = z.strictObject(
+  Object.fromEntries(
+    CONFIG_KEY_NAMES.map((key) => [key, (CONFIG_KEYS[key].schema as z.ZodType).optional()]),
+  ),
+);
