@@ -20,7 +20,7 @@ export function registerRerun(program: Command): void {
     .option("--json", "print the new task as JSON")
     .action(async (ref: string, flags: RunHow, cmd: Command) => {
       const tasks = await openTasks(cmd);
-      const summary = await rerunTask(tasks, ref);
+      const summary = await rerunTask(tasks, ref, { env: process.env });
       await runCreated(tasks, summary.id, flags);
     });
 }

@@ -35,6 +35,9 @@ export function registerRun(program: Command): void {
         "    --allow-tool 'Bash(npm test*)' --deny-tool 'Bash(git push*)' --prompt-file task.md\n" +
         "  warden run --repo . --prompt 'add a test' -- ./my-agent.sh     # any command\n" +
         "  warden run --timeout 30m --preset npm --detach --prompt-file task.md -- ./agent.sh\n" +
+        "\nWith --approve prompt on a terminal, run asks you itself when the agent asks leave\n" +
+        "(y allow, n deny, a allow that tool from now on, ? explain); `warden approve` from\n" +
+        "another terminal answers too, and the first answer counts.\n" +
         "\nExit status: 0 succeeded (or accepted with --detach), 1 failed or cancelled,\n" +
         "2 usage error, 3 a bound ended it (deadline, budget, turns, time limit).\n",
     )

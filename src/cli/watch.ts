@@ -86,6 +86,12 @@ export function registerWatch(program: Command): void {
               stop.abort();
             })
           : Promise.resolve();
+        // A queued task has no events until its turn comes: say why the watch is quiet.
+        if (flags.follow && flags.json !== true && (await tasks.get(id)).state === "queued") {
+          process.stderr.write(
+            "queued: it starts when a running background task ends (maxRunning in `warden config`)\n",
+          );
+        }
         try {
           for await (const event of tasks.watch(id, {
             since,

@@ -1,4 +1,4 @@
-// What `run` and `create` check before they write a task, so that a task that cannot run here
+// What `run`, `create` and `rerun` check before they write a task, so that a task that cannot run here
 // is refused instead of left behind as `created`: what every attach checks of the host (the
 // sandbox, the runner, the --env values, the API key, the agent's program), and that a command
 // agent's relative program is in the commit the task starts from.
@@ -17,7 +17,7 @@ export interface CreateChecks {
 /** Throws the first check's refusal; `stored` is the settings as the spec will hold them. */
 export async function checkBeforeCreate(
   stored: Record<string, unknown>,
-  start: TaskStart,
+  start: Pick<TaskStart, "repo" | "base">,
   checks: CreateChecks,
 ): Promise<void> {
   const host = readHostSettings("(new)", stored);

@@ -1,6 +1,8 @@
 // `warden rerun`: a new task with the spec of an old one (repository, start commit, agent and
 // every setting, prompt, labels), so a failed or flaky run can be tried again as it was asked.
 import type { Tasks, TaskSpec, TaskSpecInput, TaskSummary } from "../store/index.js";
+import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
+import { NotAHostTaskError, noHostSettings } from "./errors.js";
 
 /**
  * The new task's spec: the old one's, with a deadline as far from now as the old one was from
@@ -18,8 +20,26 @@ export function rerunSpec(spec: TaskSpec, now: number): TaskSpecInput {
   };
 }
 
-/** Creates the new task; it is created, not started, as by `warden create`. */
-export async function rerunTask(tasks: Tasks, ref: string): Promise<TaskSummary> {
+/**
+ * Creates the new task; it is created, not started, as by `warden create`. With `checks`, what
+ * running it needs of this host is checked first, as `run` checks it, and nothing is written
+ * when a check fails.
+ */
+export async function rerunTask(
+  tasks: Tasks,
+  ref: string,
+  checks?: CreateChecks,
+): Promise<TaskSummary> {
   const { spec } = await tasks.get(ref);
-  return tasks.create(rerunSpec(spec, Date.now()));
+  const { repo, base } = spec;
+  if (repo === undefined || base === undefined) {
+    throw new NotAHostTaskError(
+      noHostSettings(spec.id, "its spec names no repository or start commit"),
+    );
+  }
+  const beforeWrite =
+    checks === undefined
+      ? undefined
+      : () => checkBeforeCreate(spec.settings, { repo, base }, checks);
+  return tasks.create(rerunSpec(spec, Date.now()), { beforeWrite });
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { describeCli } from "../support/cliSuite.js";
-import { idOf, runCli, type CliResult } from "../e2e/fixtures.js";
+import { cleanEnv, idOf, runCli, type CliResult } from "../e2e/fixtures.js";
 
 interface Shown {
   id: string;
@@ -74,5 +74,25 @@ describeCli("rerun", (ws) => {
       (JSON.parse(after.stdout) as unknown[]).length,
       (JSON.parse(before.stdout) as unknown[]).length,
     );
+  });
+
+  test("rerun checks what running needs before it makes a task, as run does", async () => {
+    const first = await runCli(
+      ws.dataDir,
+      [
+        ...["run", "--repo", ws.repo, "--prompt", "use the token", "--sandbox", "none"],
+        ...["--env", "RERUN_TOKEN", "--", "sh", "-c", 'test -n "$RERUN_TOKEN"'],
+      ],
+      { env: cleanEnv({ RERUN_TOKEN: "secret" }) },
+    );
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    const count = async (): Promise<number> =>
+      (JSON.parse((await runCli(ws.dataDir, ["ls", "--json"])).stdout) as unknown[]).length;
+    const before = await count();
+
+    const refused = await runCli(ws.dataDir, ["rerun", idOf(first)]);
+    assert.notEqual(refused.code, 0, refused.stdout);
+    assert.match(refused.stderr, /RERUN_TOKEN/);
+    assert.equal(await count(), before, "a refused rerun leaves no task behind");
   });
 });

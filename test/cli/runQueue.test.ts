@@ -14,6 +14,8 @@ import {
   idOf,
   runArgs,
   runCli,
+  startCli,
+  collect,
   taskWorkspace,
   type CliResult,
 } from "../e2e/fixtures.js";
@@ -94,6 +96,13 @@ describeCli("the queue of background runs", (ws) => {
     assert.equal(started(third), false, "the third started while the first ran");
     assert.equal(await stateOf(third), "queued");
 
+    // A watch of a queued task says why it is quiet, then follows the run once it starts.
+    const watcher = startCli(ws.dataDir, ["watch", third], { env });
+    let watcherSaid = "";
+    watcher.stderr?.on("data", (chunk: Buffer) => (watcherSaid += chunk.toString()));
+    const watching = collect(watcher);
+    await until(() => watcherSaid.includes("queued:"), "watch of a queued task said nothing");
+
     await release(first);
     await until(() => started(third), "the third never started after the first ended");
     assert.equal(await stateOf(first), "succeeded");
@@ -103,6 +112,10 @@ describeCli("the queue of background runs", (ws) => {
     await release(third);
     const wait = await cli(["wait", third, "--timeout", "60s"]);
     assert.equal(wait.code, 0, wait.stderr);
+    const watched = await watching;
+    assert.equal(watched.code, 0, watched.stderr);
+    assert.match(watched.stderr, /^queued: it starts when a running background task ends/m);
+    assert.match(watched.stdout, /finished: state=succeeded/);
     const fourthLog = await cli(["logs", "--host-log", fourth]);
     assert.match(fourthLog.stdout, /ended \(cancelled\) before its turn came/);
   });
