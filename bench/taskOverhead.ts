@@ -1,11 +1,14 @@
 // Whole-task overhead: a no-op agent (`true`) run as a warden task on a small repository (create,
 // attach, share, gate, bwrap, runner, receive, verify, record), against the least a script could
 // do for the same: `git bundle create` + `git clone` + the same no-op. Median of several runs.
-// Run: node --import tsx bench/taskOverhead.ts [--quick]
+// The last row times the whole `warden run` process from outside (the built CLI, so it includes
+// Node's start and module loading), as a person running it sees it.
+// Run: npm run build && node --import tsx bench/taskOverhead.ts [--quick]
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { createTask, executeTask, type SandboxChoice } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
@@ -64,6 +67,23 @@ async function task(sandbox: SandboxChoice): Promise<number> {
   return took;
 }
 
+const CLI_MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+/** One `warden run` of the no-op task, a whole process, in the repository. */
+function wholeRun(): number {
+  const started = performance.now();
+  execFileSync(
+    process.execPath,
+    [CLI_MAIN, "run", "-q", "--agent", "command", "--prompt", "nothing", "--", "true"],
+    {
+      cwd: repo,
+      env: { ...GIT_ENV, WARDEN_DATA_DIR: join(root, "data-cli") },
+      stdio: "ignore",
+    },
+  );
+  return performance.now() - started;
+}
+
 async function measure(fn: () => number | Promise<number>): Promise<number> {
   await fn();
   const runs: number[] = [];
@@ -75,6 +95,7 @@ try {
   const base = await measure(baseline);
   const none = await measure(() => task("none"));
   const bwrap = await measure(() => task("bwrap"));
+  const whole = await measure(wholeRun);
   console.log(`a no-op agent on a repository of ${FILES} files, median of ${RUNS}:`);
   const row = (name: string, ms: number): void => {
     console.log(
@@ -84,6 +105,7 @@ try {
   row("git bundle create + git clone + true (baseline)", base);
   row("warden task, sandbox none", none);
   row("warden task, sandbox bwrap", bwrap);
+  row("`warden run` as a whole process, sandbox bwrap", whole);
 } finally {
   await rm(root, { recursive: true, force: true });
 }

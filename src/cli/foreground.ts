@@ -1,6 +1,6 @@
 // Running a task in this process (run, start): live progress on stderr, the end on stdout, and
 // SIGINT or SIGTERM stopping the sandbox and leaving the task to be run again.
-import { executeTask, makeReporter } from "../host/index.js";
+import { executeTask, makeReporter, type SandboxCheckMemo } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
 import { mayPrompt, promptApprovals } from "./approvalPrompt.js";
 import { EXIT, exitForState, type ExitCode } from "./exitCodes.js";
@@ -10,6 +10,8 @@ import { detailsView, endLine, nextSteps, printJson } from "./taskView.js";
 export interface ForegroundOptions {
   json?: boolean;
   quiet?: boolean;
+  /** Checks this process already made of the sandbox, to reuse rather than repeat. */
+  sandboxOptions?: { checks: SandboxCheckMemo } | undefined;
 }
 
 export async function runForeground(
@@ -51,7 +53,11 @@ export async function runForeground(
       }).catch(() => undefined)
     : undefined;
   try {
-    const outcome = await executeTask(tasks, id, { reporter, signal: controller.signal });
+    const outcome = await executeTask(tasks, id, {
+      reporter,
+      signal: controller.signal,
+      ...(options.sandboxOptions === undefined ? {} : { sandboxOptions: options.sandboxOptions }),
+    });
     prompting.abort();
     await prompt;
     const view = detailsView(await tasks.get(id));

@@ -1,5 +1,6 @@
-// `warden gc`: remove tasks that finished long ago.
+// `warden gc`: remove tasks that finished long ago, and history caches no task has used as long.
 import type { Command } from "commander";
+import { trimHistoryCaches } from "../host/index.js";
 import { durationText } from "../lang/index.js";
 import { openTasks } from "./context.js";
 import { parseMs } from "./parseValues.js";
@@ -12,7 +13,9 @@ export function registerGc(program: Command): void {
     .description(
       "Remove tasks that finished longer ago than --older-than (default 7d), expired tasks " +
         "(nobody runs them and their deadline passed) whose deadline is as old, and what " +
-        "crashed creators left behind. Other unfinished tasks are never removed.",
+        "crashed creators left behind. Other unfinished tasks are never removed. The cache of a " +
+        "repository's history that no running task holds and no task used for as long is " +
+        "removed too (the next task on that repository fills it again).",
     )
     .option("--older-than <duration>", "the age: 12h, 7d, 30d", "7d")
     .option("--json", "print the outcome as JSON")
@@ -20,12 +23,17 @@ export function registerGc(program: Command): void {
       const olderThan = parseMs(flags.olderThan, "--older-than");
       const tasks = await openTasks(cmd);
       const outcome = await tasks.gc({ olderThan });
-      if (flags.json === true) printJson(outcome);
+      const caches = await trimHistoryCaches(tasks.dataDir, { olderThan, now: Date.now() });
+      if (flags.json === true) printJson({ ...outcome, historyCaches: caches });
       else {
         const n = outcome.removed.length;
         process.stdout.write(
           `removed ${n} task${n === 1 ? "" : "s"} finished more than ${durationText(olderThan)} ago\n`,
         );
+        const c = caches.removed.length;
+        if (c > 0) {
+          process.stdout.write(`removed ${c} history cache${c === 1 ? "" : "s"} unused as long\n`);
+        }
       }
     });
 }

@@ -5,27 +5,9 @@
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
 import { UsageError } from "../protocol/index.js";
-import { registerApprove } from "./approve.js";
-import { registerCancel } from "./cancel.js";
-import { registerCompletion } from "./completion.js";
-import { registerConfig } from "./config.js";
-import { registerCreate } from "./create.js";
-import { registerDiff } from "./diff.js";
-import { registerDoctor } from "./doctor.js";
 import { EXIT, exitForError } from "./exitCodes.js";
-import { registerFetch } from "./fetch.js";
-import { registerGc } from "./gc.js";
-import { registerLogs } from "./logs.js";
-import { registerLs } from "./ls.js";
 import { printError } from "./printError.js";
-import { registerRerun } from "./rerun.js";
-import { registerRm } from "./rm.js";
-import { registerRun } from "./run.js";
-import { registerSend } from "./send.js";
-import { registerShow } from "./show.js";
-import { registerStart } from "./start.js";
-import { registerWait } from "./wait.js";
-import { registerWatch } from "./watch.js";
+import { loadVerbs, type RegisterVerbs } from "./verbs.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../package.json") as { version: string };
@@ -63,7 +45,8 @@ function usageOutput(command: Command): (text: string, write: (text: string) => 
   };
 }
 
-function buildProgram(): Command {
+/** The program with the verbs of `verbs` (verbs.ts loads only those a command line needs). */
+function buildProgram(verbs: readonly RegisterVerbs[]): Command {
   const program = new Command("warden")
     .description(
       "Run AI coding agents as unattended, durable tasks in isolated sandboxes, " +
@@ -82,29 +65,7 @@ function buildProgram(): Command {
         "timed out.\n",
     );
   program.configureOutput({ outputError: usageOutput(program) });
-  for (const register of [
-    registerRun,
-    registerCreate,
-    registerStart,
-    registerRerun,
-    registerLs,
-    registerShow,
-    registerWatch,
-    registerLogs,
-    registerSend,
-    registerApprove,
-    registerCancel,
-    registerWait,
-    registerFetch,
-    registerDiff,
-    registerRm,
-    registerGc,
-    registerDoctor,
-    registerConfig,
-    registerCompletion,
-  ]) {
-    register(program);
-  }
+  for (const register of verbs) register(program);
   for (const command of program.commands) {
     command.configureOutput({ outputError: usageOutput(command) });
   }
@@ -119,7 +80,7 @@ async function main(): Promise<void> {
       throw error;
     });
   }
-  const program = buildProgram();
+  const program = buildProgram(await loadVerbs(process.argv.slice(2)));
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

@@ -1,6 +1,6 @@
 // `warden run`: create a task and run it, in the foreground or (--detach) in the background.
 import type { Command } from "commander";
-import { createTask } from "../host/index.js";
+import { createTask, SandboxCheckMemo } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { warnUncommitted } from "./uncommittedWarning.js";
@@ -44,10 +44,15 @@ export function registerRun(program: Command): void {
     .action(async (argv: string[], flags: RunFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
       const input = await taskInput(flags, argv);
-      // What running it needs of this host is checked before the task is written.
-      const { summary, start } = await createTask(tasks, input, { env: process.env });
+      // What running it needs of this host is checked before the task is written; the attach
+      // that follows at once takes the sandbox's check from the memo instead of a second trial.
+      const sandboxOptions = { checks: new SandboxCheckMemo() };
+      const { summary, start } = await createTask(tasks, input, {
+        env: process.env,
+        sandboxOptions,
+      });
       await warnUncommitted(start.repo, start.base, input.command);
-      await runCreated(tasks, summary.id, flags);
+      await runCreated(tasks, summary.id, { ...flags, sandboxOptions });
     });
 }
 
@@ -56,6 +61,8 @@ export interface RunHow {
   detach?: boolean;
   quiet?: boolean;
   json?: boolean;
+  /** The sandbox checks the creating step made, for a run in this process to reuse. */
+  sandboxOptions?: { checks: SandboxCheckMemo };
 }
 
 /** Runs the task `run` or `rerun` just made: in the foreground, or in the background. */
@@ -65,6 +72,7 @@ export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promi
       process.exitCode = await runForeground(tasks, id, {
         json: flags.json === true,
         quiet: flags.quiet === true,
+        sandboxOptions: flags.sandboxOptions,
       });
     } catch (error) {
       // Refused before it ran (a variable not set, a sandbox that cannot run here): the task

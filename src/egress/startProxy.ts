@@ -1,8 +1,14 @@
 // The host side of the sandbox's HTTPS_PROXY: a CONNECT proxy on a unix socket that opens a
 // tunnel only to targets on the allow list, at addresses it resolved and checked itself.
 import { lookup } from "node:dns/promises";
-import { connect, createServer, type Server, type Socket } from "node:net";
-import { cleanLine, joinSockets } from "../protocol/index.js";
+import { connect, createServer, type Server, type Socket, type TcpNetConnectOpts } from "node:net";
+import {
+  cleanLine,
+  joinSockets,
+  LIMITS,
+  tunnelReads,
+  type TunnelReads,
+} from "../protocol/index.js";
 import { parseAllowList, type AllowList } from "./allowList.js";
 import {
   formatTarget,
@@ -65,7 +71,9 @@ function answer(client: Socket, status: Status, reason: string): void {
   );
 }
 
-type Dialed = { readonly socket: Socket } | { readonly status: Status; readonly reason: string };
+type Dialed =
+  | { readonly socket: Socket; readonly reads: TunnelReads }
+  | { readonly status: Status; readonly reason: string };
 
 /** A decision with what the log and the answer show. */
 interface Decision {
@@ -86,7 +94,12 @@ class Proxy {
   constructor(list: AllowList, log: ProxyLog) {
     this.#list = list;
     this.#log = log;
-    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) => {
+    const options = {
+      allowHalfOpen: true,
+      pauseOnConnect: true,
+      highWaterMark: LIMITS.tunnelBufferBytes,
+    };
+    this.server = createServer(options, (client) => {
       this.#serve(client).catch(() => client.destroy());
     });
     this.server.maxConnections = EGRESS_LIMITS.proxyConnections;
@@ -123,7 +136,19 @@ class Proxy {
   /** Opens a TCP connection to one address, or says why it could not. */
   #dialOne(address: string, port: number, client: Socket): Promise<Dialed> {
     return new Promise((resolve) => {
-      const socket = connect({ host: address, port, allowHalfOpen: true, noDelay: true });
+      const reads = tunnelReads();
+      // Node takes a socket's stream options here too, though its types leave them out.
+      const options: TcpNetConnectOpts & { highWaterMark: number } = {
+        host: address,
+        port,
+        allowHalfOpen: true,
+        noDelay: true,
+        highWaterMark: LIMITS.tunnelBufferBytes,
+        onread: reads.onread,
+      };
+      const socket = connect(options);
+      // Nothing the target sends may reach the client before the proxy's own answer.
+      socket.pause();
       this.#track(socket);
       const giveUp = (status: Status, reason: string): void => {
         cleanup();
@@ -151,7 +176,7 @@ class Proxy {
       client.on("close", onGone);
       socket.once("connect", () => {
         cleanup();
-        resolve({ socket });
+        resolve({ socket, reads });
       });
     });
   }
@@ -204,7 +229,7 @@ class Proxy {
     }
     client.write("HTTP/1.1 200 Connection established\r\n\r\n");
     if (head.rest.length > 0) upstream.write(head.rest);
-    joinSockets(client, upstream);
+    joinSockets(client, upstream, dialed.reads);
   }
 
   listen(socketPath: string): Promise<void> {

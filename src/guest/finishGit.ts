@@ -1,11 +1,13 @@
 // Step 5 of the runner: the agent's work made into a branch and a bundle. Runs after every
 // process of the agent is gone, under a deadline of its own.
-import { lstat, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
 import {
   LIMITS,
   RESULT_FILES,
+  TASK_BRANCH,
   checkBundle,
   cleanLine,
   readBundleHeaderFile,
@@ -19,6 +21,7 @@ import {
   pointBranchStep,
   stageStep,
   stagedStep,
+  statusStep,
 } from "./gitSteps.js";
 import { runGit, type GitContext } from "./runGit.js";
 
@@ -49,8 +52,33 @@ async function restoreRepository(workspace: string, config: Buffer): Promise<voi
   await rm(join(gitDir, "index.lock"), { force: true });
 }
 
+/** What .git/HEAD holds when the task branch is checked out. */
+const ON_TASK_BRANCH = `ref: ${TASK_BRANCH}\n`;
+
+/**
+ * True when HEAD is the task branch itself, so the branch already is the head and need not be
+ * pointed at it. A HEAD that is a link, or anything but that one line, says false.
+ */
+async function onTaskBranch(workspace: string): Promise<boolean> {
+  let file;
+  try {
+    file = await open(join(workspace, ".git", "HEAD"), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  try {
+    const buffer = Buffer.alloc(ON_TASK_BRANCH.length + 1);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8") === ON_TASK_BRANCH;
+  } finally {
+    await file.close();
+  }
+}
+
 /** Commits what the agent left uncommitted; true when there was something. */
 async function commitLeftovers(git: GitContext): Promise<boolean> {
+  const status = await runGit(git, statusStep(git.workspace));
+  if (status.stdout === "") return false;
   await runGit(git, stageStep(git.workspace));
   const staged = await runGit(git, stagedStep(git.workspace), [0, 1]);
   if (staged.code === 0) return false;
@@ -84,7 +112,7 @@ export async function finishGit(
 
   const head = (await runGit(git, headStep(workspace))).stdout.trim();
   report.head = head;
-  await runGit(git, pointBranchStep(workspace, head));
+  if (!(await onTaskBranch(workspace))) await runGit(git, pointBranchStep(workspace, head));
   if (head === base) {
     input.progress("git: no changes");
     return;

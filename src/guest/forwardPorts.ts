@@ -1,8 +1,14 @@
 // The sandbox's side of the network gate. The sandbox has no network device, only loopback, so
 // the runner listens on loopback ports and carries each TCP connection over a unix socket that
 // the host bound into the sandbox, where the host's proxy or relay answers it.
-import { createConnection, createServer, type Server, type Socket } from "node:net";
-import { joinSockets } from "../protocol/index.js";
+import {
+  createConnection,
+  createServer,
+  type IpcNetConnectOpts,
+  type Server,
+  type Socket,
+} from "node:net";
+import { joinSockets, LIMITS, tunnelReads } from "../protocol/index.js";
 
 /**
  * Connections one forwarded port carries at once. The agent's tools open a handful each; past
@@ -32,7 +38,12 @@ class Forwarder {
   readonly server: Server;
 
   constructor(readonly rule: ForwardRule) {
-    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (client) => {
+    const options = {
+      allowHalfOpen: true,
+      pauseOnConnect: true,
+      highWaterMark: LIMITS.tunnelBufferBytes,
+    };
+    this.server = createServer(options, (client) => {
       this.#carry(client);
     });
     this.server.maxConnections = MAX_FORWARDED_CONNECTIONS;
@@ -49,7 +60,17 @@ class Forwarder {
   #carry(client: Socket): void {
     this.#track(client);
     client.setNoDelay(true);
-    const host = createConnection({ path: this.rule.socketPath, allowHalfOpen: true });
+    const reads = tunnelReads();
+    // Node takes a socket's stream options here too, though its types leave them out.
+    const options: IpcNetConnectOpts & { highWaterMark: number } = {
+      path: this.rule.socketPath,
+      allowHalfOpen: true,
+      highWaterMark: LIMITS.tunnelBufferBytes,
+      onread: reads.onread,
+    };
+    const host = createConnection(options);
+    // Paused until it is joined to the client, as tunnelReads requires.
+    host.pause();
     this.#track(host);
     const refuse = (): void => {
       client.destroy();
@@ -63,7 +84,7 @@ class Forwarder {
       client.off("error", refuse);
       client.off("close", refuse);
       if (client.destroyed) host.destroy();
-      else joinSockets(client, host);
+      else joinSockets(client, host, reads);
     });
   }
 

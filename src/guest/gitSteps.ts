@@ -1,5 +1,6 @@
 // The git commands the runner runs, as data: pure functions from what is known to argv lists.
 // Nothing here touches the disk, so the plan is tested on its own and the effects in runGit.ts.
+import { posix } from "node:path";
 import { TASK_BRANCH, TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
 
 /**
@@ -113,6 +114,61 @@ export function prepareSteps(input: {
   ];
 }
 
+/**
+ * Step 2 of the runner when the share names a history repository instead of a bundle. The
+ * workspace borrows the repository's objects (objects/info/alternates names them) rather than
+ * copying them, so it holds the checkout and what the agent adds, never the history. No git
+ * command reads the history repository as a repository (a clone would start upload-pack there,
+ * which refuses a repository the sandbox's uid does not own); git only reads its objects.
+ * The workspace is made on the task branch, with no remote and no other ref.
+ */
+export interface HistoryPlan {
+  /** Makes the empty workspace repository. */
+  readonly init: GitStep;
+  /** The file that lends the repository's objects, written between init and the steps. */
+  readonly alternates: { readonly path: string; readonly text: string };
+  readonly steps: readonly GitStep[];
+}
+
+export function historyPlan(input: {
+  repository: string;
+  base: string;
+  workspace: string;
+  identity: Identity;
+}): HistoryPlan {
+  const ws = ["-C", input.workspace];
+  const format = input.base.length === 64 ? "sha256" : "sha1";
+  return {
+    init: {
+      what: "make the workspace's repository",
+      args: [
+        "init",
+        "--quiet",
+        "--template=",
+        `--object-format=${format}`,
+        `--initial-branch=${TASK_BRANCH_SHORT}`,
+        input.workspace,
+      ],
+    },
+    alternates: {
+      path: posix.join(input.workspace, ".git", "objects", "info", "alternates"),
+      text: `${posix.join(input.repository, "objects")}\n`,
+    },
+    steps: [
+      {
+        what: "set the commit identity",
+        args: [...ws, "config", "user.name", input.identity.name],
+      },
+      { what: "set the commit email", args: [...ws, "config", "user.email", input.identity.email] },
+      {
+        what: `point ${TASK_BRANCH_SHORT} at the base`,
+        args: [...ws, "update-ref", "-m", "warden: base", TASK_BRANCH, input.base],
+      },
+      { what: "check out the base", args: [...ws, "read-tree", "--reset", "-u", "HEAD"] },
+    ],
+  };
+}
+
 /** The commit HEAD is at (also the base, right after prepareSteps). */
 export function headStep(workspace: string): GitStep {
   return {
@@ -162,5 +218,17 @@ export function bundleStep(workspace: string, base: string, file: string): GitSt
   return {
     what: "bundle the changes",
     args: ["-C", workspace, "bundle", "create", "--quiet", file, TASK_BRANCH, `^${base}`],
+  };
+}
+
+/**
+ * Lists what `git add --all` would stage (changes to tracked files, untracked files that are not
+ * ignored, what is staged already): empty output means the agent left nothing uncommitted, so
+ * the add, the look at the index and the commit are not run at all.
+ */
+export function statusStep(workspace: string): GitStep {
+  return {
+    what: "look for what the agent left uncommitted",
+    args: ["-C", workspace, "status", "--porcelain", "-z", "--no-renames"],
   };
 }

@@ -1,7 +1,11 @@
-// Step 2 of the runner: the workspace, cloned from the input bundle and on the task branch.
-import { readFile } from "node:fs/promises";
+// Step 2 of the runner: the workspace, cloned from the input bundle or the history repository the
+// share names, and on the task branch.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { join } from "node:path";
-import { headStep, prepareSteps, type Identity } from "./gitSteps.js";
+import { BadShareError } from "../protocol/index.js";
+import { headStep, historyPlan, prepareSteps, type GitStep, type Identity } from "./gitSteps.js";
+import type { ShareInput } from "./readShare.js";
 import { runGit, type GitContext } from "./runGit.js";
 
 export interface PreparedWorkspace {
@@ -15,17 +19,34 @@ export interface PreparedWorkspace {
 }
 
 export async function prepareWorkspace(input: {
-  bundle: string;
+  input: ShareInput;
   identity: Identity;
   git: GitContext;
   progress: (line: string) => void;
 }): Promise<PreparedWorkspace> {
   const { workspace } = input.git;
-  for (const step of prepareSteps({ bundle: input.bundle, workspace, identity: input.identity })) {
+  const run = async (step: GitStep): Promise<void> => {
     input.progress(`git: ${step.what}`);
     await runGit(input.git, step);
+  };
+  const from = input.input;
+  if (from.kind === "bundle") {
+    for (const step of prepareSteps({ bundle: from.path, workspace, identity: input.identity })) {
+      await run(step);
+    }
+  } else {
+    const plan = historyPlan({ ...from.history, workspace, identity: input.identity });
+    await run(plan.init);
+    await mkdir(dirname(plan.alternates.path), { recursive: true });
+    await writeFile(plan.alternates.path, plan.alternates.text, { flag: "wx" });
+    for (const step of plan.steps) await run(step);
   }
   const base = (await runGit(input.git, headStep(workspace))).stdout.trim();
+  if (from.kind === "history" && base !== from.history.base) {
+    throw new BadShareError(
+      `the history repository gave the commit ${base}, not the start commit ${from.history.base}`,
+    );
+  }
   const config = await readFile(join(workspace, ".git", "config"));
   return { base, config };
 }

@@ -1,6 +1,6 @@
 // The task share, read and checked before anything runs. The host checked it too, but the
 // runner refuses anything it would not itself have written: the two ends may be different builds.
-import { open } from "node:fs/promises";
+import { lstat, open } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
 import {
@@ -8,15 +8,24 @@ import {
   LIMITS,
   SHARE_FILES,
   cleanLine,
+  parseHistoryInput,
   parseSettings,
+  type HistoryInput,
   type Settings,
 } from "../protocol/index.js";
+
+/**
+ * Where the start commit comes from: a bundle to clone, or a history repository (bound read-only
+ * into the sandbox) whose objects the workspace borrows.
+ */
+export type ShareInput =
+  | { readonly kind: "bundle"; readonly path: string }
+  | { readonly kind: "history"; readonly history: HistoryInput };
 
 export interface Share {
   readonly settings: Settings;
   readonly prompt: string;
-  /** The absolute path of input.bundle. */
-  readonly inputBundle: string;
+  readonly input: ShareInput;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -83,7 +92,20 @@ async function checkBundlePresent(dir: string): Promise<string> {
   return path;
 }
 
-/** Reads task.json, prompt.md and checks input.bundle. Throws BadShareError, BadSettingsError. */
+/** history.json when the share has one; undefined when it has none (then input.bundle is used). */
+async function readHistoryInput(dir: string): Promise<HistoryInput | undefined> {
+  const present = await lstat(join(dir, SHARE_FILES.history)).then(
+    () => true,
+    (error: unknown) => (error as NodeJS.ErrnoException).code !== "ENOENT",
+  );
+  if (!present) return undefined;
+  return parseHistoryInput(await readBounded(dir, SHARE_FILES.history, LIMITS.historyInputBytes));
+}
+
+/**
+ * Reads task.json, prompt.md and history.json, or checks input.bundle where the share has no
+ * history.json. Throws BadShareError, BadSettingsError.
+ */
 export async function readShare(dir: string): Promise<Share> {
   const settings = parseSettings(
     await readBounded(dir, SHARE_FILES.settings, LIMITS.settingsBytes),
@@ -100,5 +122,10 @@ export async function readShare(dir: string): Promise<Share> {
   } catch {
     throw new BadShareError(`${SHARE_FILES.prompt} in the task share is not UTF-8`);
   }
-  return { settings, prompt, inputBundle: await checkBundlePresent(dir) };
+  const history = await readHistoryInput(dir);
+  const input: ShareInput =
+    history === undefined
+      ? { kind: "bundle", path: await checkBundlePresent(dir) }
+      : { kind: "history", history };
+  return { settings, prompt, input };
 }

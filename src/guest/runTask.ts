@@ -90,7 +90,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
       const prepareDeadline = deadline("prepare the workspace", stop);
       try {
         prepared = await prepareWorkspace({
-          bundle: share.inputBundle,
+          input: share.input,
           identity: identityOf(share.settings),
           git: { workspace, env: gitEnv, signal: prepareDeadline.signal },
           progress,

@@ -3,6 +3,7 @@
 import { parseAllowList } from "../egress/index.js";
 import { definedFields } from "../lang/index.js";
 import type { AgentName, Settings } from "../protocol/index.js";
+import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
 import { hostSettings, type HostSettingsInput, type SandboxChoice } from "./hostSettings.js";
@@ -101,6 +102,9 @@ export async function createTask(
   parseAllowList(allow, presets);
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
+  // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
+  // then takes its outcome from the memo.
+  warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
   const start = await resolveStart(input.repo, input.from);
   const identity = await resolveGitIdentity(start.repo, input);
   const settings: HostSettingsInput = definedFields({
@@ -132,6 +136,12 @@ export async function createTask(
     { beforeWrite },
   );
   return { summary, start };
+}
+
+/** Starts the sandbox's check in the memo, if there is one; its outcome is read later. */
+function warmSandboxCheck(name: SandboxName, options: SandboxBackendOptions | undefined): void {
+  if (options?.checks === undefined) return;
+  options.checks.check(sandboxBackend(name, options)).catch(() => undefined);
 }
 
 /** The host's approval settings from the input, checked; undefined when none were given. */

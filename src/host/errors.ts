@@ -161,3 +161,21 @@ export class CommandNotCommittedError extends HostError {
   readonly code: string = "COMMAND_NOT_COMMITTED";
   readonly exitClass = "usage";
 }
+
+/** Another task kept the repository's history cache locked past HOST_LIMITS.historyLockWaitMs. */
+export class HistoryCacheBusyError extends HostError {
+  static override readonly hint =
+    "another task is still filling the cache of this repository's history: try again later, or " +
+    "look for a stuck `warden` process";
+  readonly code: string = "HISTORY_CACHE_BUSY";
+  readonly exitClass = "operational";
+}
+
+/** The repository's history cache could not be brought to a state a task may use. */
+export class HistoryCacheError extends HostError {
+  static override readonly hint =
+    "remove the repository's cache under the data directory's history/ folder (`warden gc " +
+    "--older-than 0s` does, when no task runs); the next task fills it again";
+  readonly code: string = "HISTORY_CACHE";
+  readonly exitClass = "operational";
+}

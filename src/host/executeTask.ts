@@ -35,6 +35,7 @@ import { API_FAILURE_EVENT_TYPE, FirstApiFailure } from "./apiFailure.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
 import { errorText } from "./errorText.js";
 import { eventText } from "./eventText.js";
+import { leaseHistory } from "./historyCache/index.js";
 import { agentBinds } from "./guestProgram.js";
 import { GuestProgress } from "./guestProgress.js";
 import { HOST_LIMITS, hostLimitMs } from "./limits.js";
@@ -88,6 +89,8 @@ class TaskRun {
   private readonly layout: TaskLayout;
   /** The guest log, opened by prepare once results/ is empty; notes and warnings go there too. */
   private progress: GuestProgress | undefined;
+  /** The history repository the share names, bound read-only into the sandbox. */
+  private history: string | undefined;
   /** How to release what the phases opened, in the order they opened it. */
   private readonly releases: (() => Promise<unknown>)[] = [];
   /** A refused key or an upstream that is not there: shown at once, and it ends the task. */
@@ -102,7 +105,7 @@ class TaskRun {
     private readonly plan: Preflight,
     private readonly options: ExecuteOptions,
     private readonly reporter: Reporter,
-    dataDir: string,
+    private readonly dataDir: string,
   ) {
     this.layout = taskLayout(dataDir, attachment.id);
   }
@@ -112,8 +115,16 @@ class TaskRun {
     try {
       await this.prepare();
       if (this.aborted()) return "interrupted";
-      const relay = await this.writeTaskShare();
-      const gates = await this.openGates(relay);
+      const relay = this.relay();
+      // The share and the gates need nothing of each other: they are made at the same time, and
+      // both are settled before anything goes on, so every release the gates push is in place.
+      const [shared, opened] = await Promise.allSettled([
+        this.writeTaskShare(relay),
+        this.openGates(relay),
+      ]);
+      if (shared.status === "rejected") throw shared.reason;
+      if (opened.status === "rejected") throw opened.reason;
+      const gates = opened.value;
       if (this.aborted()) return "interrupted";
       const sandbox = await this.startSandbox(gates);
       const end = await this.awaitEnd(sandbox);
@@ -142,14 +153,17 @@ class TaskRun {
     this.releases.push(() => progress.close());
   }
 
-  /** Writes the share; returns the API relay, with the placeholder key the agent was given. */
-  private async writeTaskShare(): Promise<Relay | undefined> {
+  /** The API relay of the attach, with the placeholder key the agent is given. */
+  private relay(): Relay | undefined {
+    return this.plan.relay === undefined
+      ? undefined
+      : { ...this.plan.relay, placeholder: makePlaceholderKey(this.plan.relay.api) };
+  }
+
+  /** Writes the share, with the relay's placeholder key among the agent's variables. */
+  private async writeTaskShare(relay: Relay | undefined): Promise<void> {
     const { spec, host, program } = this.plan;
     this.note(`attempt ${this.attachment.attempt}: preparing the share of ${spec.base}`);
-    const relay =
-      this.plan.relay === undefined
-        ? undefined
-        : { ...this.plan.relay, placeholder: makePlaceholderKey(this.plan.relay.api) };
     // The agent's variables reach it through task.json, which lives only as long as this
     // attach (cleanAttempt removes the share); the real API key is never among them.
     const agentEnv = {
@@ -157,14 +171,22 @@ class TaskRun {
       ...(relay === undefined ? {} : { [PLACEHOLDER_VARIABLES[relay.api]]: relay.placeholder }),
     };
     const agentProgram = program === undefined ? {} : { agentProgram: program.path };
+    // Leased until the sandbox is gone (releases run last opened first), so no cache trim or
+    // rebuild removes objects the sandbox's clone borrows.
+    const lease = await leaseHistory(this.dataDir, host, spec.base);
+    this.releases.push(() => {
+      lease.release();
+      return Promise.resolve();
+    });
+    this.history = lease.repository;
     await writeShare(this.layout.share, {
       settings: guestSettings(host, spec, agentEnv, agentProgram),
       prompt: spec.prompt,
       gitDir: host.gitDir,
       base: spec.base,
       objectFormat: host.objectFormat,
+      history: lease.repository,
     });
-    return relay;
   }
 
   /** The network gate, then the guest-to-host channel in the directory egress made (0700). */
@@ -233,6 +255,7 @@ class TaskRun {
         ...runner.binds,
         ...agentBinds(host.guest.command),
         ...(program?.binds ?? []),
+        ...(this.history === undefined ? [] : [this.history]),
       ],
       env: {},
       limits: host.limits ?? {},

@@ -38,9 +38,15 @@ async function configValue(repo: string, key: string): Promise<string | undefine
  */
 export async function resolveGitIdentity(repo: string, given: GitIdentity): Promise<GitIdentity> {
   const identity: GitIdentity = {};
-  for (const part of PARTS) {
+  // The parts git is asked for are read at the same time, one git each, then checked in order.
+  const configured = await Promise.all(
+    PARTS.map((part) =>
+      given[part.field] === undefined ? configValue(repo, part.key) : Promise.resolve(undefined),
+    ),
+  );
+  for (const [index, part] of PARTS.entries()) {
     const flagged = given[part.field];
-    const value = flagged ?? (await configValue(repo, part.key));
+    const value = flagged ?? configured[index];
     if (value === undefined) continue;
     const checked = part.schema.safeParse(value);
     if (!checked.success) {

@@ -2,6 +2,8 @@
 // changes home (fetch, diff). The CLI's verbs are thin layers over this.
 export { createTask, type CreateTaskInput } from "./createTask.js";
 export { executeTask } from "./executeTask.js";
+export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
+export { SandboxCheckMemo } from "../sandbox/index.js";
 export { fetchTask, diffTask } from "./fetchTask.js";
 export { rerunTask } from "./rerunTask.js";
 export { makeReporter } from "./reporter.js";
@@ -40,3 +42,4 @@ export { listFacts, type ListFacts } from "./listFacts.js";
 export { relativeProgram, workingTreeChanges, type WorkingTreeChanges } from "./committedTree.js";
 export { CommandNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
+export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";

@@ -71,6 +71,18 @@ export const HOST_LIMITS = {
    * sandbox's text (a .gitmodules URL), which the user needs to recognise, not to read whole.
    */
   objectProblemBytes: 200,
+  /**
+   * How long a task waits for another to finish updating the repository's history cache: as
+   * long as the first fill of a large history may take, which is a git step on the host.
+   */
+  historyLockWaitMs: 10 * MINUTE,
+  /** How often a task waiting for the history cache's lock tries it again. */
+  historyLockPollMs: 50,
+  /**
+   * Files and directories a history cache may hold. Each base adds a pack, its index and a
+   * tag; a cache past this is not one warden made, and is rebuilt rather than walked further.
+   */
+  historyCacheEntries: 200_000,
 } as const;
 
 /**

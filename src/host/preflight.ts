@@ -162,7 +162,7 @@ export async function checkLaunch(
 ): Promise<LaunchChecks> {
   const backend = sandboxBackend(host.sandbox, options.sandboxOptions);
   const approval = approvalPlan(host, backend.name);
-  const check = await backend.check();
+  const check = await (options.sandboxOptions?.checks?.check(backend) ?? backend.check());
   if (!check.ok) {
     throw new SandboxUnavailableError(
       `the sandbox ${host.sandbox} cannot run here: ${cleanLine(check.why)}`,

@@ -1,7 +1,13 @@
-// The task share: task.json, prompt.md and input.bundle, made by the host for the sandbox to read.
+// The task share: task.json, prompt.md, and history.json (or input.bundle), made by the host for
+// the sandbox to read.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { checkSettings, SHARE_FILES, type Settings } from "../protocol/index.js";
+import {
+  checkSettings,
+  formatHistoryInput,
+  SHARE_FILES,
+  type Settings,
+} from "../protocol/index.js";
 import { isRealDir } from "../store/index.js";
 import { hostGit } from "./hostGit.js";
 import { withScratchRepo } from "./scratchRepo.js";
@@ -13,13 +19,19 @@ export interface ShareInput {
   gitDir: string;
   base: string;
   objectFormat: "sha1" | "sha256";
+  /**
+   * The history repository that holds the base (see historyCache/), which the sandbox gets
+   * read-only: the share names it in history.json. Without it, the share holds a bundle of the
+   * base's whole history instead.
+   */
+  history?: string;
 }
 
 /** The ref a scratch repository holds the base under; never written into the user's repo. */
 const SCRATCH_REF = "refs/heads/base";
 
 /**
- * Writes the share into `dir` (created 0700). The bundle of the base commit is made in a scratch
+ * Writes the share into `dir` (created 0700). Where no history repository is given, the bundle of the base commit is made in a scratch
  * bare repository that borrows the user's objects through `objects/info/alternates`, so no ref is
  * ever added to, and no file written into, the user's repository.
  */
@@ -34,6 +46,11 @@ export async function writeShare(dir: string, input: ShareInput): Promise<void> 
     flag: "wx",
   });
   await writeFile(join(dir, SHARE_FILES.prompt), input.prompt, { mode: 0o600, flag: "wx" });
+  if (input.history !== undefined) {
+    const history = formatHistoryInput({ base: input.base, repository: input.history });
+    await writeFile(join(dir, SHARE_FILES.history), history, { mode: 0o600, flag: "wx" });
+    return;
+  }
   await withScratchRepo(dir, input, async (scratch) => {
     await hostGit(["update-ref", SCRATCH_REF, input.base], { cwd: scratch });
     await hostGit(["symbolic-ref", "HEAD", SCRATCH_REF], { cwd: scratch });

@@ -52,6 +52,12 @@ export {
   type BundleHeader,
 } from "./bundleHeader.js";
 export { checkBundle } from "./checkBundle.js";
+export {
+  formatHistoryInput,
+  historyRef,
+  parseHistoryInput,
+  type HistoryInput,
+} from "./historyInput.js";
 export { writeResults, type ResultsFile } from "./writeResults.js";
 export {
   receiveResults,
@@ -62,6 +68,7 @@ export {
 export { Log, LogWriter, type LogOptions } from "./log.js";
 export { egressEnvironment, type EgressPortsInUse } from "./egressEnvironment.js";
 export { joinSockets } from "./joinSockets.js";
+export { tunnelReads, type TunnelReads } from "./tunnelReads.js";
 export {
   CHANNEL_VERSION,
   CHANNEL_SOCKET,

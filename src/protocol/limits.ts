@@ -19,6 +19,8 @@ export const LIMITS = {
   promptBytes: 1 * MiB,
   /** task.json on the share: settings only. */
   settingsBytes: 64 * KiB,
+  /** history.json on the share: one path and one object id. */
+  historyInputBytes: 8 * KiB,
   /** A bundle header may list at most this many lines (refs, prerequisites, capabilities). */
   bundleHeaderLines: 1024,
   /** One bundle header line, newline excluded. Ref names and oids are far shorter. */
@@ -48,6 +50,16 @@ export const LIMITS = {
   maxBudgetUSD: 1_000_000,
   /** model, gitName and gitEmail: short identifiers. */
   settingTextBytes: 256,
+  /**
+   * The buffer a tunnel's socket queues before it stops reading the other side (its high water
+   * mark). Node's 16 KiB pauses and resumes the reader for every 64 KiB read; with 256
+   * connections a sandbox may hold, this bounds what one task can make the gate hold at once.
+   */
+  tunnelBufferBytes: 256 * KiB,
+  /** The pool a tunnel's dialed socket reads into; one read takes at most its free tail. */
+  tunnelReadPoolBytes: 512 * KiB,
+  /** A pool with less free than this is replaced: a smaller read would cost a system call more. */
+  tunnelReadMinBytes: 64 * KiB,
 } as const;
 
 /** Per-result-file limits, the table of DESIGN.md "The contract". */

@@ -8,6 +8,11 @@ export const SHARE_FILES = {
   prompt: "prompt.md",
   /** A git bundle whose HEAD is the commit the task starts from. */
   input: "input.bundle",
+  /**
+   * In place of input.bundle: the start commit and the repository, bound read-only into the
+   * sandbox, whose objects the workspace borrows (see historyInput.ts).
+   */
+  history: "history.json",
 } as const;
 
 /**

@@ -33,8 +33,18 @@ export interface ReceiveOptions {
   limits?: Partial<Record<ResultFileName, number>>;
 }
 
-/** Bytes gathered before one write to disk: fewer system calls, and a bound on memory. */
+/**
+ * Bytes gathered before one write to disk: fewer system calls, and a bound on memory. One batch
+ * is written while the next is gathered, so at most two are held.
+ */
 const WRITE_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * Bytes written to a file between syncs started in the background while the rest arrives. The
+ * disk then works while the stream is read, instead of taking a whole large file at the end;
+ * the sync that makes the file durable still comes after its last byte.
+ */
+const EARLY_SYNC_BYTES = 64 * 1024 * 1024;
 
 /** tar ends with two zero blocks; an archive without them was cut short. */
 const END_MARKER_BYTES = 2 * BLOCK;
@@ -61,14 +71,25 @@ interface Entry {
   padding: number;
   batch: Uint8Array[];
   batchBytes: number;
+  /** The write of the previous batch, in flight while this one is gathered. */
+  writing: Promise<void>;
+  /** Bytes of the body handed to writes so far: where the next batch goes. */
+  written: number;
+  /** The last background sync, whether it is still running, and the bytes written since. */
+  syncing: Promise<void>;
+  syncBusy: boolean;
+  unsynced: number;
   /** result.json is kept in memory too, to be parsed. */
   kept: Uint8Array[] | undefined;
 }
 
-async function writeAll(file: FileHandle, buffers: Uint8Array[]): Promise<void> {
+/** Writes `buffers` at `position`: each batch names its place, so no write depends on another's. */
+async function writeAll(file: FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
   let pending = buffers;
+  let at = position;
   while (pending.length > 0) {
-    const { bytesWritten } = await file.writev(pending);
+    const { bytesWritten } = await file.writev(pending, at);
+    at += bytesWritten;
     let skip = bytesWritten;
     const rest: Uint8Array[] = [];
     for (const buffer of pending) {
@@ -165,7 +186,10 @@ class Receiver {
   async discard(): Promise<void> {
     const entry = this.entry;
     this.entry = undefined;
-    if (entry !== undefined) await entry.file.close().catch(() => undefined);
+    if (entry !== undefined) {
+      await Promise.all([entry.writing, entry.syncing]).catch(() => undefined);
+      await entry.file.close().catch(() => undefined);
+    }
     await Promise.all(this.created.map((path) => rm(path, { force: true })));
   }
 
@@ -221,22 +245,50 @@ class Receiver {
       padding,
       batch: [],
       batchBytes: 0,
+      writing: Promise.resolve(),
+      written: 0,
+      syncing: Promise.resolve(),
+      syncBusy: false,
+      unsynced: 0,
       kept: name === RESULT_FILES.result ? [] : undefined,
     };
     this.entry = entry;
     if (header.size === 0) await this.endEntry(entry);
   }
 
+  /**
+   * Starts writing the gathered batch once the previous write is done (a failure of that one is
+   * thrown here), and starts a background sync every EARLY_SYNC_BYTES.
+   */
   private async flush(entry: Entry): Promise<void> {
+    await entry.writing;
     const batch = entry.batch;
+    const bytes = entry.batchBytes;
     entry.batch = [];
     entry.batchBytes = 0;
-    await writeAll(entry.file, batch);
+    entry.writing = writeAll(entry.file, batch, entry.written);
+    entry.written += bytes;
+    // Awaited at the next flush or at the entry's end; this only keeps it from being unhandled.
+    entry.writing.catch(() => undefined);
+    entry.unsynced += bytes;
+    if (entry.unsynced >= EARLY_SYNC_BYTES && !entry.syncBusy) {
+      entry.unsynced = 0;
+      entry.syncBusy = true;
+      // Chained to the last sync, so a failure of any sync is still thrown at the entry's end.
+      entry.syncing = Promise.all([entry.syncing, entry.writing])
+        .then(() => entry.file.datasync())
+        .finally(() => {
+          entry.syncBusy = false;
+        });
+      entry.syncing.catch(() => undefined);
+    }
   }
 
   private async endEntry(entry: Entry): Promise<void> {
     await this.flush(entry);
-    // Synced before the host records the task as finished, so the record never outlives them.
+    await Promise.all([entry.writing, entry.syncing]);
+    // Synced after the last byte, before the host records the task as finished, so the record
+    // never outlives the files.
     await entry.file.datasync();
     this.entry = undefined;
     await entry.file.close();

@@ -45,11 +45,20 @@ export const BOUNDS_FIX =
   "run warden as root, or in a cgroup delegated to you (`systemd-run --user --scope -p Delegate=yes warden ...`); " +
   "or ask for no bound with `--memory 0` / `--max-processes 0`";
 
-/** The trial sandbox's program: it says whether the kernel applies a seccomp filter to it. */
-const TRIAL_SCRIPT = [
-  "const status = require('fs').readFileSync('/proc/self/status', 'utf8');",
-  "process.stdout.write(/^Seccomp:\\s+2$/m.test(status) ? 'ok filtered' : 'ok');",
-].join(" ");
+/**
+ * The trial sandbox's program: `cat` of its own /proc status, in which the host reads whether
+ * the kernel applies a seccomp filter to it (the filter is inherited across exec, so cat has the
+ * runner's). A program this small keeps the trial to bubblewrap's own cost; Node would add the
+ * time it takes to start. The shell only execs cat, leaving out the runner's options that the
+ * sandbox appends (they become the script's unused positional parameters).
+ */
+const TRIAL_PROGRAM = {
+  program: "/bin/sh",
+  args: ["-c", "exec cat /proc/self/status", "trial"],
+} as const;
+
+/** The line of /proc/<pid>/status of a process under a seccomp filter (mode 2, SECCOMP_MODE_FILTER). */
+const FILTERED_STATUS = /^Seccomp:\s+2$/m;
 
 const TRIAL_FIX =
   "run `bwrap --unshare-all --unshare-user --uid 1000 --ro-bind / / true` to see bubblewrap's own " +
@@ -220,7 +229,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
   }
 
   /**
-   * Starts a real sandbox running `node -e`; null when it works and its seccomp filter is in
+   * Starts a real sandbox running TRIAL_PROGRAM; null when it works and its seccomp filter is in
    * force, "no seccomp" when it ran without it, else what went wrong.
    */
   private async trialRun(): Promise<string | null> {
@@ -233,7 +242,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         share: join(dir, "share"),
         workspace: join(dir, "workspace"),
         sockets: [],
-        runner: { program: process.execPath, args: ["-e", TRIAL_SCRIPT, "--"] },
+        runner: { program: TRIAL_PROGRAM.program, args: [...TRIAL_PROGRAM.args] },
         readOnlyBinds: [],
         env: {},
         // The trial is of bubblewrap alone: the check reports the cgroups on their own.
@@ -244,8 +253,8 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         readAll(sandbox.stderr),
         sandbox.exit,
       ]);
-      if (exit.code === 0 && out === "ok filtered") return null;
-      if (exit.code === 0 && out === "ok") return "no seccomp";
+      if (exit.code === 0 && FILTERED_STATUS.test(out)) return null;
+      if (exit.code === 0) return "no seccomp";
       return `a trial sandbox failed (exit ${String(exit.code ?? exit.signal)}): ${cleanLine(err.trim())}`;
     } catch (error) {
       return `a trial sandbox failed: ${cleanLine(errorMessage(error))}`;

@@ -8,6 +8,7 @@ export {
 } from "./sandboxBackends.js";
 export type { SandboxBackend, SandboxName, SandboxExit, RunningSandbox } from "./sandboxBackend.js";
 export type { SandboxRequest } from "./sandboxRequest.js";
+export { SandboxCheckMemo } from "./sandboxCheckMemo.js";
 export {
   SandboxUnavailableError,
   BadSandboxRequestError,

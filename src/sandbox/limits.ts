@@ -37,6 +37,13 @@ export const SANDBOX_LIMITS = {
    * bytes alone would let a task use up the host file system's inodes.
    */
   diskFiles: 2_000_000,
+  /**
+   * How long a process reuses a backend's passed check (for bwrap, a trial sandbox that shows the
+   * seccomp filter in force) before it makes it again. What the check depends on (the kernel,
+   * bubblewrap, the user namespaces' sysctls) changes with an administrator's act, not between
+   * one task and the next; a minute bounds how stale a pass may be.
+   */
+  checkReuseMs: 60_000,
   /** How often the host measures the workspace and reads the cgroups' events. */
   boundPollMs: 1_000,
   /**

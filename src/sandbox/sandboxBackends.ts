@@ -2,6 +2,7 @@
 import { BwrapBackend, type BwrapBackendOptions } from "./bwrapBackend.js";
 import { NoneBackend, type NoneBackendOptions } from "./noneBackend.js";
 import type { SandboxBackend, SandboxName } from "./sandboxBackend.js";
+import type { SandboxCheckMemo } from "./sandboxCheckMemo.js";
 
 export const SANDBOX_NAMES: readonly SandboxName[] = ["bwrap", "none"];
 
@@ -11,6 +12,8 @@ export const DEFAULT_SANDBOX: SandboxName = "bwrap";
 export interface SandboxBackendOptions {
   bwrap?: BwrapBackendOptions;
   none?: NoneBackendOptions;
+  /** Where the checks before a task are remembered; without it each check is made anew. */
+  checks?: SandboxCheckMemo;
 }
 
 export function sandboxBackend(name: "bwrap", options?: SandboxBackendOptions): BwrapBackend;

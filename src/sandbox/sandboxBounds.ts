@@ -46,11 +46,15 @@ export async function diskBoundReached(
   workspace: string,
   diskBytes: number,
 ): Promise<SandboxBound | null> {
-  const bytes = await duTotal(workspace, "bytes");
+  // Two walks of the same tree, one process each: at the same time, since the last look runs
+  // after the sandbox ends, between the runner's exit and the task's end.
+  const [bytes, files] = await Promise.all([
+    duTotal(workspace, "bytes"),
+    duTotal(workspace, "inodes"),
+  ]);
   if (bytes !== null && bytes > diskBytes) {
     return { bound: "disk", detail: `the workspace's disk bound of ${mib(diskBytes)}` };
   }
-  const files = await duTotal(workspace, "inodes");
   if (files !== null && files > SANDBOX_LIMITS.diskFiles) {
     return {
       bound: "disk",

@@ -1,6 +1,16 @@
 // flock(2) on an open file descriptor: the kernel drops the lock when the last descriptor of the
 // open file goes, including when the holding process dies, so no lock outlives its holder.
-import fsExt from "fs-ext";
+import { createRequire } from "node:module";
+import type fsExtModule from "fs-ext";
+
+/**
+ * fs-ext, loaded on the first lock rather than with the store: it is a native addon, and loading
+ * it costs every `warden` process a few milliseconds though most verbs never take or probe a lock.
+ * Node's require keeps the module once loaded, so later calls cost a lookup.
+ */
+function fsExt(): typeof fsExtModule {
+  return createRequire(import.meta.url)("fs-ext") as typeof fsExtModule;
+}
 
 /** Which lock to take: exclusive for a holder, shared for a reader that only probes. */
 export type LockMode = "exclusive" | "shared";
@@ -16,7 +26,7 @@ function isContention(error: unknown): boolean {
  */
 export function tryFlock(fd: number, mode: LockMode): boolean {
   try {
-    fsExt.flockSync(fd, mode === "exclusive" ? "exnb" : "shnb");
+    fsExt().flockSync(fd, mode === "exclusive" ? "exnb" : "shnb");
     return true;
   } catch (error) {
     if (isContention(error)) return false;
@@ -26,5 +36,5 @@ export function tryFlock(fd: number, mode: LockMode): boolean {
 
 /** Drops the lock on `fd`. Closing the descriptor drops it too; this makes the moment explicit. */
 export function unflock(fd: number): void {
-  fsExt.flockSync(fd, "un");
+  fsExt().flockSync(fd, "un");
 }

@@ -42,7 +42,8 @@ export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js
 export { resolveDataDir, type DataDirChoice } from "./dataDir.js";
 export { TaskPaths } from "./taskDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
-export type { StoreHooks } from "./atomicFile.js";
+export { writeFileAtomic, type StoreHooks } from "./atomicFile.js";
+export { tryFlock, type LockMode } from "./flock.js";
 export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";
 export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 export { awaitTurn, type RunTurn, type TurnOptions } from "./runQueue.js";

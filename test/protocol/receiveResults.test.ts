@@ -24,7 +24,7 @@ import {
   type ReceiveOptions,
   type Result,
 } from "../../src/protocol/index.js";
-import { END, base256, body, file, header } from "./tarBytes.js";
+import { END, base256, body, dyingProducer, file, header } from "./tarBytes.js";
 
 const result: Result = {
   agent: "command",
@@ -447,14 +447,7 @@ describe("receiveResults", () => {
       file("agent.log", "x".repeat(600)),
       header({ name: "changes.bundle", size: 5000 }),
     ];
-    const stream = new Readable({
-      read() {
-        const chunk = chunks.shift();
-        if (chunk === undefined) this.destroy(new Error("the sandbox died"));
-        else this.push(chunk);
-      },
-    });
-    await assert.rejects(receiveResults(stream, { dir }), /the sandbox died/);
+    await assert.rejects(receiveResults(dyingProducer(chunks), { dir }), /the sandbox died/);
     assert.deepEqual(readdirSync(dir), []);
   });
 

@@ -1,5 +1,6 @@
 // Hand-made tar bytes for tests: headers tar-stream would never write, with a correct checksum
 // unless a test asks for a wrong one.
+import { Readable } from "node:stream";
 
 export const BLOCK = 512;
 
@@ -77,4 +78,16 @@ export function base256(value: bigint): Uint8Array {
     v >>= 8n;
   }
   return field;
+}
+
+/** A producer that gives `chunks` one by one, then fails as a sandbox that died mid-archive. */
+export function dyingProducer(chunks: Buffer[]): Readable {
+  const left = [...chunks];
+  return new Readable({
+    read() {
+      const chunk = left.shift();
+      if (chunk === undefined) this.destroy(new Error("the sandbox died"));
+      else this.push(chunk);
+    },
+  });
 }

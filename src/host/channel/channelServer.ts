@@ -26,16 +26,7 @@ import {
   type ChannelStats,
 } from "./channelConnection.js";
 import { HOST_LIMITS } from "../limits.js";
-
-/** The task event type of an agent's events; the agent event's own type is its `kind`. */
-export const AGENT_EVENT_TYPE = "agent";
-
-/**
- * The task event type of a line a command agent wrote (an agent event of type `output`): kept
- * apart from the agent's actions, with a cap of its own, so a chatty command never uses up the
- * room of the events that say what an agent did.
- */
-export const OUTPUT_EVENT_TYPE = "output";
+import { AGENT_EVENT_TYPE, OUTPUT_EVENT_TYPE } from "./eventTypes.js";
 
 /** An agent's output line as the channel checked it. */
 export type OutputEvent = Extract<AgentEvent, { type: "output" }>;
