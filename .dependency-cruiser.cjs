@@ -1,5 +1,5 @@
 // The layering of DESIGN.md: arrows only point down
-// (cli -> host -> store/sandbox/egress/guest/agents -> protocol -> lang), and nothing cycles.
+// (cli -> web -> host -> store/sandbox/egress/guest/agents -> protocol -> lang), and nothing cycles.
 // lang is the bottom floor: every folder may import it, and it imports only Node's own modules.
 const layer = (from, allowed) => ({
   name: `${from}-imports-only-${allowed.join("-") || "nothing"}`,
@@ -28,7 +28,8 @@ module.exports = {
     layer("egress", ["protocol"]),
     layer("host", ["protocol", "store", "agents", "sandbox", "egress"]),
     layer("config", ["protocol", "store"]),
-    layer("cli", ["protocol", "host", "store", "config"]),
+    layer("web", ["protocol", "host", "store", "config"]),
+    layer("cli", ["protocol", "host", "store", "config", "web"]),
     // Each agent is a folder that uses the kit beside it, never another agent's folder, and the
     // kit knows no agent: only src/agents/index.ts names them all.
     {

@@ -4,7 +4,9 @@
 // argv, its stdin closed after the prompt), both against the same scripted Messages API on
 // 127.0.0.1. Median of several runs.
 //
-//   npm run build && node --import tsx bench/claudeOverhead.ts [--quick]
+// With --trace, one more task runs with WARDEN_TRACE and its phases (host and runner) are printed.
+//
+//   npm run build && node --import tsx bench/claudeOverhead.ts [--quick] [--trace]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +15,9 @@ import { Tasks } from "../src/store/index.js";
 import { claudeUnavailable, startClaude } from "../test/support/claudeRun.js";
 import { startScriptedAnthropic, type ScriptedTurn } from "../test/support/scriptedAnthropic.js";
 import { makeRepo } from "../test/support/share.js";
+import { TRACE_ENV } from "../src/lang/index.js";
 import { medianOf, printComparison, timeWardenTask } from "./support/agentTask.js";
+import { printRun, readPhases } from "./support/phaseTable.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
@@ -44,13 +48,14 @@ async function direct(): Promise<number> {
   }
 }
 
-async function throughWarden(): Promise<number> {
+async function throughWarden(trace?: string): Promise<number> {
   const api = await startScriptedAnthropic(SCRIPT);
   try {
     return await timeWardenTask(tasks, repo, "claude", {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       ANTHROPIC_BASE_URL: api.url,
       ANTHROPIC_API_KEY: "sk-ant-bench-real-key",
+      ...(trace === undefined ? {} : { [TRACE_ENV]: trace }),
     });
   } finally {
     await api.close();
@@ -59,12 +64,18 @@ async function throughWarden(): Promise<number> {
 
 try {
   const base = await medianOf(RUNS, direct);
-  const warden = await medianOf(RUNS, throughWarden);
+  const warden = await medianOf(RUNS, () => throughWarden());
   printComparison(
     `a one-turn Claude Code run against a scripted API on loopback, median of ${RUNS}:`,
     ["claude -p, run directly (baseline)", base],
     warden,
   );
+  if (process.argv.includes("--trace")) {
+    const file = join(root, "trace.jsonl");
+    await throughWarden(file);
+    console.log("one traced task, ms after its first phase:");
+    printRun(await readPhases(file));
+  }
 } finally {
   await rm(root, { recursive: true, force: true });
 }

@@ -4,7 +4,10 @@
 // wall times (the figure the goal is stated in) it prints the CPU time each process used, read
 // from the kernel's count of this process's children: on a busy machine a process that waits
 // for the CPU more often stretches in wall time more than it does in CPU time.
-// Runs the built CLI (dist/cli/main.js): run `npm run build` first.
+// The tasks are made through the store, not by `warden run`: their settings are not the host's,
+// so show and send stop at the host's first check of them, where a task `warden run` made also
+// has its agent's settings checked in full. Runs the built CLI (dist/cli/main.js): run `npm run
+// build` first.
 // Run: node --import tsx bench/cliStart.ts [--quick] [--cli=PATH]
 // (--cli times another build of the CLI's main.js, to compare two builds on one machine.)
 import { spawnSync } from "node:child_process";

@@ -140,7 +140,13 @@ try {
     const bundle = join(root, `history-${n}.bundle`);
     const took = timed(() => {
       git(repo, "bundle", "create", "-q", bundle, "HEAD");
-      execFileSync("git", ["clone", "-q", bundle, join(root, `clone-${n}`)], { env: GIT_ENV });
+      execFileSync(
+        "git",
+        ["-c", "advice.detachedHead=false", "clone", "-q", bundle, join(root, `clone-${n}`)],
+        {
+          env: GIT_ENV,
+        },
+      );
     });
     execFileSync("rm", ["-rf", bundle, join(root, `clone-${n}`)]);
     return took;

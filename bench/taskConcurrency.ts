@@ -2,7 +2,9 @@
 // each in its own bwrap sandbox with its own network gate, in tasks per minute; against the same
 // number of `git bundle create` + `git clone` + `true` pipelines run together. The process shares
 // one memo of sandbox checks among its tasks, as a process that runs many tasks does.
-// Run: node --import tsx bench/taskConcurrency.ts [--quick]
+// With --trace, each task's phases are timed (WARDEN_TRACE) and the median and slowest of each
+// are printed, to show where the tasks wait for each other.
+// Run: npm run build && node --import tsx bench/taskConcurrency.ts [--quick] [--trace]
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
@@ -10,10 +12,12 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { createTask, executeTask, SandboxCheckMemo } from "../src/host/index.js";
+import { TRACE_ENV, type TracedPhase } from "../src/lang/index.js";
 import { Tasks } from "../src/store/index.js";
 
 const quick = process.argv.includes("--quick");
 const TASKS = quick ? 10 : 100;
+const traced = process.argv.includes("--trace");
 const run = promisify(execFile);
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
@@ -50,7 +54,8 @@ async function task(): Promise<string> {
     agent: "command",
     command: ["true"],
   });
-  const outcome = await executeTask(tasks, summary.id, { env: {}, sandboxOptions });
+  const env = traced ? { [TRACE_ENV]: join(root, "trace.jsonl") } : {};
+  const outcome = await executeTask(tasks, summary.id, { env, sandboxOptions });
   return outcome.kind === "finished" ? outcome.terminal.state : outcome.kind;
 }
 
@@ -90,6 +95,28 @@ try {
   console.log(
     `  CPU per task: ${((cpuAfter.own - cpuBefore.own) / TASKS).toFixed(0)} ms in this process, ${((cpuAfter.children - cpuBefore.children) / TASKS).toFixed(0)} ms in its children (git, bwrap, the runner)`,
   );
+  if (traced) await printPhases(join(root, "trace.jsonl"));
 } finally {
   await rm(root, { recursive: true, force: true });
+}
+
+/** Each phase's median and slowest duration over the tasks, longest median first. */
+async function printPhases(file: string): Promise<void> {
+  const took = new Map<string, number[]>();
+  for (const line of (await readFile(file, "utf8")).split("\n")) {
+    if (line === "") continue;
+    const phase = JSON.parse(line) as TracedPhase;
+    const key = `${phase.side} ${phase.name}`;
+    took.set(key, [...(took.get(key) ?? []), phase.end - phase.start]);
+  }
+  const rows = [...took.entries()].map(([key, values]) => {
+    const sorted = values.sort((a, b) => a - b);
+    return { key, median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
+  });
+  console.log(`  ${"phase".padEnd(56)} ${"median".padStart(8)} ${"slowest".padStart(8)}`);
+  for (const row of rows.sort((a, b) => b.median - a.median)) {
+    console.log(
+      `  ${row.key.slice(0, 56).padEnd(56)} ${row.median.toFixed(0).padStart(8)} ${row.max.toFixed(0).padStart(8)}`,
+    );
+  }
 }

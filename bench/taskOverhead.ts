@@ -3,51 +3,30 @@
 // do for the same: `git bundle create` + `git clone` + the same no-op. Median of several runs.
 // The last row times the whole `warden run` process from outside (the built CLI, so it includes
 // Node's start and module loading), as a person running it sees it.
+// Where the time goes, phase by phase (host and runner): bench/taskTrace.ts.
 // Run: npm run build && node --import tsx bench/taskOverhead.ts [--quick]
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { createTask, executeTask, type SandboxChoice } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
+import {
+  GIT_ENV,
+  SMALL_REPO_FILES,
+  bundleCloneBaseline,
+  makeSmallRepo,
+  median,
+} from "./support/smallRepo.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 11;
-const FILES = 200;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
-
-const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
-const run = (program: string, args: string[], cwd?: string): void => {
-  execFileSync(program, args, { env: GIT_ENV, stdio: "ignore", ...(cwd ? { cwd } : {}) });
-};
 
 const root = await mkdtemp(join(tmpdir(), "warden-bench-task-"));
-const repo = join(root, "repo");
-await mkdir(join(repo, "src"), { recursive: true });
-for (let i = 0; i < FILES; i++) {
-  await writeFile(join(repo, "src", `file-${i}.ts`), `export const value${i} = ${i};\n`.repeat(20));
-}
-run("git", ["init", "-q", "-b", "main"], repo);
-run("git", ["add", "."], repo);
-run("git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "small repo"], repo);
-
-let counter = 0;
-function baseline(): number {
-  counter++;
-  const dir = join(root, `baseline-${counter}`);
-  const started = performance.now();
-  run("mkdir", [dir]);
-  run("git", ["-C", repo, "bundle", "create", "-q", join(dir, "input.bundle"), "HEAD"]);
-  run("git", ["clone", "-q", join(dir, "input.bundle"), join(dir, "clone")]);
-  run("true", [], join(dir, "clone"));
-  return performance.now() - started;
-}
+const repo = await makeSmallRepo(root);
+const baseline = bundleCloneBaseline(root, repo);
 
 const tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
 async function task(sandbox: SandboxChoice): Promise<number> {
@@ -96,7 +75,7 @@ try {
   const none = await measure(() => task("none"));
   const bwrap = await measure(() => task("bwrap"));
   const whole = await measure(wholeRun);
-  console.log(`a no-op agent on a repository of ${FILES} files, median of ${RUNS}:`);
+  console.log(`a no-op agent on a repository of ${SMALL_REPO_FILES} files, median of ${RUNS}:`);
   const row = (name: string, ms: number): void => {
     console.log(
       `  ${name.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms   ratio ${(ms / base).toFixed(2)}x`,

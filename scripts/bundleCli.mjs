@@ -5,9 +5,11 @@
 // import. Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
+import { lazyBuiltinsPlugin } from "./lazyBuiltins.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
@@ -58,8 +60,22 @@ const zodEnglishOnly = {
   },
 };
 
-await rm(join(root, "dist", CHUNKS), { recursive: true, force: true });
-await build({
+/**
+ * `import { z } from "zod"` takes zod's namespace object whole: every kind of schema, zod's JSON
+ * Schema converters and its compiler, about 390 kB that every verb checking a value loads,
+ * though warden calls a few dozen of its functions. The bundle imports the same functions as a
+ * namespace of the module (`import * as z`), of which esbuild keeps only those some file calls,
+ * about half of it. The source keeps zod's documented import.
+ */
+function zodNamespaceImport(text) {
+  return text.replaceAll('import { z } from "zod";', 'import * as z from "zod/v4";');
+}
+
+/**
+ * esbuild's options for the bundle. A test builds it in memory with these (and a metafile) to
+ * check which code each verb loads.
+ */
+export const cliBuildOptions = {
   absWorkingDir: root,
   entryPoints: { "cli/main": "src/cli/main.ts" },
   outdir: "dist",
@@ -71,11 +87,22 @@ await build({
   target: "node20",
   // fs-ext is a native addon: its compiled .node file loads from node_modules, as before.
   external: ["fs-ext"],
-  plugins: [importsHaveNoEffects, directImportsPlugin(src), zodEnglishOnly],
+  plugins: [
+    importsHaveNoEffects,
+    directImportsPlugin(src, [zodNamespaceImport]),
+    zodEnglishOnly,
+    lazyBuiltinsPlugin(src),
+  ],
   // The CommonJS packages inside (commander, yaml, tar-stream) call require() for Node's
   // modules, which an ES module has only when it makes one.
   banner: {
     js: "import { createRequire as wardenCreateRequire } from 'node:module'; const require = wardenCreateRequire(import.meta.url);",
   },
   logLevel: "warning",
-});
+};
+
+// Run as a script (`npm run build`), it writes the bundle; imported, it only gives its options.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await rm(join(root, "dist", CHUNKS), { recursive: true, force: true });
+  await build(cliBuildOptions);
+}

@@ -101,15 +101,19 @@ async function directImports(file, keyword, list, specifier, cache) {
     .join("\n");
 }
 
-/** The plugin, for the TypeScript files under `srcDir`. */
-export function directImportsPlugin(srcDir) {
+/**
+ * The plugin, for the TypeScript files under `srcDir`. Each of `rewrites` (text to text) is
+ * applied to a file's source first: esbuild takes the source of a file from one plugin alone.
+ */
+export function directImportsPlugin(srcDir, rewrites = []) {
   return {
     name: "direct-imports",
     setup(build) {
       const cache = new Map();
       build.onLoad({ filter: /\.ts$/ }, async (args) => {
         if (!args.path.startsWith(srcDir + "/")) return undefined;
-        const text = await readFile(args.path, "utf8");
+        let text = await readFile(args.path, "utf8");
+        for (const rewrite of rewrites) text = rewrite(text);
         const parts = [];
         let last = 0;
         for (const match of text.matchAll(INDEX_IMPORT)) {

@@ -3,6 +3,7 @@
 // nothing and is counted, and a field of the wrong type reads as absent rather than spoiling
 // the line. What is left to each agent is what its lines mean.
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import type { AgentEvent, StreamReader } from "./agentEvent.js";
 import { AGENT_EVENT_LIMITS } from "./limits.js";
 
@@ -12,17 +13,16 @@ export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+// The schemas here and in each agent's lines.ts are made on their first use (memo): a command
+// that only asks which agents take messages loads this folder and should not build them.
+
 /** A string field, or absent when it is missing or not a string. */
-export const lenientText = z.string().optional().catch(undefined);
+export const lenientText = memo(() => z.string().optional().catch(undefined));
 
 /** A whole count a JavaScript number holds exactly, or absent. */
-export const lenientCount = z
-  .number()
-  .int()
-  .min(0)
-  .max(Number.MAX_SAFE_INTEGER)
-  .optional()
-  .catch(undefined);
+export const lenientCount = memo(() =>
+  z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().catch(undefined),
+);
 
 /** One line of a stream as a JSON object; undefined when it is too long, not JSON or no object. */
 export function readJsonObject(raw: string): JsonObject | undefined {

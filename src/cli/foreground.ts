@@ -1,5 +1,6 @@
 // Running a task in this process (run, start): live progress on stderr, the end on stdout, and
 // SIGINT or SIGTERM stopping the sandbox and leaving the task to be run again.
+import { loadConfig } from "../config/index.js";
 import { executeTask, makeReporter, type SandboxCheckMemo } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
 import { mayPrompt, promptApprovals } from "./approvalPrompt.js";
@@ -53,8 +54,11 @@ export async function runForeground(
       }).catch(() => undefined)
     : undefined;
   try {
+    // The daily cap is the user's alone: read from the user's file, never a repository's.
+    const { dailyBudgetUsd: dailyBudgetUSD } = (await loadConfig()).values;
     const outcome = await executeTask(tasks, id, {
       reporter,
+      ...(dailyBudgetUSD === undefined ? {} : { dailyBudgetUSD }),
       signal: controller.signal,
       ...(options.sandboxOptions === undefined ? {} : { sandboxOptions: options.sandboxOptions }),
     });

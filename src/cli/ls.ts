@@ -3,7 +3,7 @@
 import { realpath } from "node:fs/promises";
 import type { Command } from "commander";
 import { cleanLine } from "../protocol/index.js";
-import { listFacts } from "../host/index.js";
+import { listFacts, taskSpend } from "../host/index.js";
 import { TASK_STATES, isExpired, type TaskSummary, type Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { colourWanted } from "./colour.js";
@@ -77,6 +77,23 @@ async function pendingApprovals(
   return out;
 }
 
+/**
+ * What the relay has metered so far for each running task of `list`, from its spend record; a
+ * finished task's cost is in its terminal record already.
+ */
+async function runningSpend(
+  tasks: Tasks,
+  list: readonly TaskSummary[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const task of list) {
+    if (task.state !== "running") continue;
+    const spend = await taskSpend(tasks.dataDir, task.id);
+    if (spend !== undefined) out.set(task.id, spend.costUSD);
+  }
+  return out;
+}
+
 export function registerLs(program: Command): void {
   program
     .command("ls")
@@ -116,12 +133,14 @@ export function registerLs(program: Command): void {
       }
       if (flags.repo !== undefined) list = await onlyRepo(list, flags.repo);
       const shownTasks = limit === undefined ? list : list.slice(0, limit);
+      const spent = await runningSpend(tasks, shownTasks);
       if (flags.json === true) {
         const pending = await pendingApprovals(tasks, shownTasks);
         printJson(
           shownTasks.map((task) => ({
             ...taskView(task),
             ...listFacts(task),
+            ...(spent.has(task.id) ? { costUSD: spent.get(task.id) } : {}),
             elapsedMs: elapsedMs(task, now),
             approvalsPending: pending.get(task.id) ?? 0,
           })),
@@ -141,8 +160,8 @@ export function registerLs(program: Command): void {
       const width = tableWidth(process.env, process.stdout);
       const waiting = new Set((await pendingApprovals(tasks, shownTasks)).keys());
       const colour = colourWanted(process.stdout, process.env);
-      const lines = tableLines(shownTasks, shown, now, width, { waiting, colour });
-      lines.push(totalsLine(shownTasks, list.length, waiting.size));
+      const lines = tableLines(shownTasks, shown, now, width, { waiting, colour, spent });
+      lines.push(totalsLine(shownTasks, list.length, waiting.size, spent));
       process.stdout.write(lines.join("\n") + "\n");
     });
 }

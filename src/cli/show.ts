@@ -1,7 +1,13 @@
 // `warden show`: one task in full: its state, its settings, what its agent did (turns, tools,
 // usage and cost, approvals), how it ended.
 import type { Command } from "commander";
-import { dollars, readHostSettings } from "../host/index.js";
+import {
+  dollars,
+  readHostSettings,
+  spendText,
+  taskSpend,
+  type SpendTotals,
+} from "../host/index.js";
 import { durationText, timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import type { ApprovalRequest, TaskDetails, TaskEvent, Tasks } from "../store/index.js";
@@ -38,6 +44,14 @@ function agentLine(details: TaskDetails, activity: AgentActivity | undefined): s
   }
   if (account?.madeUp === true) parts.push("its result made up by the runner");
   return parts.length === 0 ? undefined : parts.join(", ");
+}
+
+/** What the relay metered for the task: its record, else what its terminal record kept. */
+async function spendOf(tasks: Tasks, details: TaskDetails): Promise<SpendTotals | undefined> {
+  const recorded = await taskSpend(tasks.dataDir, details.id);
+  if (recorded !== undefined) return recorded;
+  const kept = details.terminal?.details?.spend;
+  return typeof kept === "object" && kept !== null ? (kept as SpendTotals) : undefined;
 }
 
 /** The settings as shown: the agent's and the host's, with the names of --env, never values. */
@@ -92,6 +106,7 @@ export function registerShow(program: Command): void {
       const short = await tasks.shortId(details.id);
       const settings = settingsView(details);
       const activity = agentActivity(await readEvents(tasks, details.id));
+      const spend = await spendOf(tasks, details);
       if (flags.json === true) {
         const { recent: _recent, ...counts } = activity ?? { recent: [] };
         printJson({
@@ -103,6 +118,7 @@ export function registerShow(program: Command): void {
           messages: details.messages,
           approvals: details.approvals,
           activity: activity === undefined ? undefined : counts,
+          spend,
           settings,
           holder: details.holder,
           details: details.terminal?.details,
@@ -139,6 +155,8 @@ export function registerShow(program: Command): void {
         ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
         ["cancel", view.cancelRequested ? "requested" : undefined],
         ["agent", agentLine(details, activity)],
+        // The relay's measure: what the host counts against the task's budget.
+        ["cost", spend === undefined ? undefined : spendText({ ...spend })],
         [
           "messages",
           details.messages.pending + details.messages.in_flight + details.messages.delivered === 0

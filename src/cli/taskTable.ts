@@ -52,6 +52,8 @@ export interface TableLook {
   waiting?: ReadonlySet<string>;
   /** Paint the states (colour.ts decides whether the output may have colour). */
   colour?: boolean;
+  /** What the relay has metered so far for running tasks, by id (their records). */
+  spent?: ReadonlyMap<string, number>;
 }
 
 /** The STATE cell: `running(approval)` while the agent waits for a person, else stateWords. */
@@ -70,7 +72,7 @@ export function tableLines(
   const waits = (task: TaskSummary): boolean =>
     task.state === "running" && look.waiting?.has(task.id) === true;
   const rows = tasks.map((task) => {
-    const cost = listFacts(task).costUSD;
+    const cost = look.spent?.get(task.id) ?? listFacts(task).costUSD;
     return [
       shown.get(task.id) ?? task.id,
       stateCell(task, waits(task)),
@@ -113,12 +115,13 @@ export function totalsLine(
   shownTasks: readonly TaskSummary[],
   matched: number,
   waiting = 0,
+  spent: ReadonlyMap<string, number> = new Map(),
 ): string {
   const count = shownTasks.length;
   const tasks =
     count === matched ? `${count} task${count === 1 ? "" : "s"}` : `${count} of ${matched} tasks`;
   const running = shownTasks.filter((t) => t.state === "running").length;
-  const costs = shownTasks.flatMap((t) => listFacts(t).costUSD ?? []);
+  const costs = shownTasks.flatMap((t) => spent.get(t.id) ?? listFacts(t).costUSD ?? []);
   const cost = costs.length === 0 ? "" : `, ${dollars(costs.reduce((a, b) => a + b, 0))} spent`;
   const asking = waiting === 0 ? "" : ` (${waiting} waiting for approval)`;
   return `${tasks}, ${running} running${asking}${cost}`;

@@ -43,6 +43,7 @@ export const VERB_FILES: readonly VerbFile[] = [
   { runs: ["gc"], load: async () => (await import("./gc.js")).registerGc },
   { runs: ["doctor"], load: async () => (await import("./doctor.js")).registerDoctor },
   { runs: ["config"], load: async () => (await import("./config.js")).registerConfig },
+  { runs: ["serve"], load: async () => (await import("./serve.js")).registerServe },
   // `completion` builds its script from every verb's options, so it needs the whole program;
   // the hidden verb the script calls for task ids needs only this file.
   {

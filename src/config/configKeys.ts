@@ -6,9 +6,10 @@
 // (agent, model, turns, time limits) and may narrow what the agent may do (deny rules); it may
 // not widen the network (allow, presets), let tool calls through without asking (allowTools,
 // approve), loosen the bounds on this machine (memory, processes, disk), spend more of the
-// user's money (maxBudgetUsd), choose whose name the commits carry (gitName, gitEmail) or how
-// many tasks this machine runs at once (maxRunning). There is no key for the sandbox at all:
-// `--sandbox none` is a choice made on the command line, every time.
+// user's money (maxBudgetUsd, dailyBudgetUsd), choose whose name the commits carry (gitName,
+// gitEmail), how many tasks this machine runs at once (maxRunning), or what runs or is told when
+// a task ends (notify, webhook). There is no key for the
+// sandbox at all: `--sandbox none` is a choice made on the command line, every time.
 import { z } from "zod";
 import { AGENTS } from "../protocol/index.js";
 import { parseDuration } from "../store/index.js";
@@ -56,6 +57,12 @@ export const CONFIG_KEYS = {
     repository: false,
     about: "the most the agent may spend, in US dollars (--max-budget-usd)",
   },
+  dailyBudgetUsd: {
+    schema: z.number("is not a number").min(0, "is below 0"),
+    repository: false,
+    about:
+      "the most all tasks of a data directory may spend in one UTC day, in US dollars; 0 for no cap",
+  },
   timeout: { schema: duration, repository: true, about: "the agent's time limit (--timeout)" },
   deadline: {
     schema: text.refine(
@@ -67,6 +74,19 @@ export const CONFIG_KEYS = {
   },
   allow: { schema: list, repository: false, about: "hosts the agent may reach (--allow)" },
   presets: { schema: list, repository: false, about: "preset lists of hosts (--preset)" },
+  notify: {
+    schema: list,
+    repository: false,
+    about: "commands `warden serve` runs for each notification (--notify)",
+  },
+  webhook: {
+    schema: z.array(
+      text.refine((value) => /^https?:\/\//.test(value), "is not an http(s) URL"),
+      "is not a list of URLs",
+    ),
+    repository: false,
+    about: "URLs `warden serve` posts each notification to (--webhook)",
+  },
   approve: {
     schema: z.enum(["always", "never", "prompt"], "is not one of always, never, prompt"),
     repository: false,

@@ -24,8 +24,17 @@ export {
   makePlaceholderKey,
   type RelayHostSettings,
 } from "./relaySettings.js";
-export { startRelay } from "./startRelay.js";
+export { startRelay, type RelayOptions } from "./startRelay.js";
+export {
+  PRICE_TABLE,
+  findPrice,
+  costOf,
+  type FoundPrice,
+  type ModelPrice,
+  type PricedTokens,
+} from "./modelPrices.js";
 export { startEgress, type RunningEgress } from "./startEgress.js";
 export { ApiKeyRejectedError, ApiUnreachableError, type UpstreamFailure } from "./errors.js";
 export { checkApi, type ApiCheck, type ApiVerdict } from "./checkApi.js";
 export { API_KINDS, type ApiKind } from "./relayApis.js";
+export type { RequestUsage, SpendGate, SpendRefusal } from "./spendGate.js";

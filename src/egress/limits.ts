@@ -64,6 +64,33 @@ export const EGRESS_LIMITS = {
    * listing answers in well under a second, so a silence this long is an upstream to look at.
    */
   apiCheckTimeoutMs: 10_000,
+  /**
+   * One event of a metered event stream that the meter keeps to read. The event with the usage
+   * is small for Anthropic and Gemini; OpenAI's response.completed repeats the whole answer,
+   * which stays far below this. A longer event still passes to the agent untouched; it is only
+   * not read, so its usage, if it had any, is not counted.
+   */
+  meterEventBytes: 8 * MiB,
+  /**
+   * A metered answer that is not an event stream (plain JSON, or Gemini's JSON array) is copied
+   * aside up to this size to be read once it ends; past it the copy is dropped and the answer
+   * passes unread. Each request in flight may hold this much.
+   */
+  meterJsonBytes: 16 * MiB,
+  /**
+   * The most one token count of one request is taken as: a million context windows. Sums of
+   * such counts and their prices stay exact and finite, and a count this large reaches any cap.
+   */
+  meterTokensPerCount: 1_000_000_000_000,
+  /**
+   * The highest price per million tokens the price table may hold: a hundred times the dearest
+   * model's output, so a slip of the decimal point in the table is caught when it is read.
+   */
+  meterPricePerMillionUSD: 10_000,
+  /** A model name longer than this is not a model's name; the request is priced as unknown. */
+  meterModelNameChars: 128,
+  /** Distinct unpriced model names the relay warns of; past it the warnings stop. */
+  meterUnpricedWarnings: 32,
   /** How often node checks the header and request timeouts of open connections. */
   timeoutCheckIntervalMs: 1_000,
 } as const;

@@ -24,6 +24,11 @@ export type RouteSegment = string | { readonly shown: string; readonly pattern: 
 export interface RelayRoute {
   readonly method: "GET" | "POST";
   readonly segments: readonly RouteSegment[];
+  /**
+   * A request that costs money: the spending gate is asked before it goes upstream, and its
+   * answer's usage is metered.
+   */
+  readonly metered?: true;
 }
 
 /**
@@ -54,6 +59,9 @@ function geminiRoutes(version: string): RelayRoute[] {
     ...calls.map((call) => ({
       method: "POST" as const,
       segments: [version, "models", modelCall(call)],
+      // Only counting tokens is free; embeddings cost little, and report no usage to meter,
+      // but are still refused once the cap is reached.
+      ...(call === "countTokens" ? {} : { metered: true as const }),
     })),
     { method: "GET", segments: [version, "models"] },
     { method: "GET", segments: [version, "models", MODEL] },
@@ -86,6 +94,16 @@ export interface RelayApi {
    * which needs the key and costs nothing. With the headers the API needs beside the key.
    */
   readonly check: { readonly path: string; readonly headers: Readonly<Record<string, string>> };
+  /**
+   * The answer to a metered request once the spending gate refuses: a status and error type the
+   * API's own agent shows and does not retry (docs/egress.md, "Spending caps", says how each
+   * was found). `googleStatus` is the status name of Google's error shape.
+   */
+  readonly spendRefusal: {
+    readonly status: number;
+    readonly type: string;
+    readonly googleStatus?: string;
+  };
 }
 
 export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
@@ -101,12 +119,15 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     placeholderPrefix: "sk-ant-warden-placeholder-",
     // Claude Code sends both POSTs with `?beta=true`; the query is not part of the route.
     routes: [
-      { method: "POST", segments: ["v1", "messages"] },
+      { method: "POST", segments: ["v1", "messages"], metered: true },
       { method: "POST", segments: ["v1", "messages", "count_tokens"] },
       { method: "GET", segments: ["v1", "models"] },
       { method: "GET", segments: ["v1", "models", MODEL] },
     ],
     check: { path: "/v1/models?limit=1", headers: { "anthropic-version": "2023-06-01" } },
+    // Claude Code stops at a 402 at once; a 400 it sends again up to five times with fewer
+    // beta headers, and a 429 or 5xx it retries for minutes.
+    spendRefusal: { status: 402, type: "billing_error" },
   },
   openai: {
     baseVariable: "OPENAI_BASE_URL",
@@ -119,12 +140,15 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     // Below the upstream's /v1: Codex posts to /responses, compacts a long session through
     // /responses/compact, and may list the models.
     routes: [
-      { method: "POST", segments: ["responses"] },
-      { method: "POST", segments: ["responses", "compact"] },
+      { method: "POST", segments: ["responses"], metered: true },
+      { method: "POST", segments: ["responses", "compact"], metered: true },
       { method: "GET", segments: ["models"] },
       { method: "GET", segments: ["models", MODEL] },
     ],
     check: { path: "/models", headers: {} },
+    // Codex stops at a 400 at once and shows its message; it retries a 402 or 403 five times,
+    // and shows its own words instead of the message for a 429 insufficient_quota.
+    spendRefusal: { status: 400, type: "invalid_request_error" },
   },
   gemini: {
     baseVariable: "GOOGLE_GEMINI_BASE_URL",
@@ -140,6 +164,13 @@ export const RELAY_APIS: Readonly<Record<ApiKind, RelayApi>> = {
     // has the same calls.
     routes: [...geminiRoutes("v1beta"), ...geminiRoutes("v1")],
     check: { path: "/v1beta/models?pageSize=1", headers: {} },
+    // Gemini CLI stops at any 4xx but 429, which it retries for minutes. Google answers a
+    // request its project may not make now with FAILED_PRECONDITION.
+    spendRefusal: {
+      status: 400,
+      type: "invalid_request_error",
+      googleStatus: "FAILED_PRECONDITION",
+    },
   },
 };
 
@@ -187,6 +218,7 @@ export function relayErrorBody(
   status: number,
   type: string,
   message: string,
+  googleStatus?: string,
 ): unknown {
   const text = `warden relay: ${message}`;
   switch (api) {
@@ -195,6 +227,12 @@ export function relayErrorBody(
     case "openai":
       return { error: { message: text, type, param: null, code: null } };
     case "gemini":
-      return { error: { code: status, message: text, status: GOOGLE_STATUS[status] ?? "UNKNOWN" } };
+      return {
+        error: {
+          code: status,
+          message: text,
+          status: googleStatus ?? GOOGLE_STATUS[status] ?? "UNKNOWN",
+        },
+      };
   }
 }

@@ -35,7 +35,12 @@ export interface CheckedTarget {
 }
 
 export type TargetCheck =
-  | { readonly kind: "forward"; readonly target: CheckedTarget }
+  | {
+      readonly kind: "forward";
+      readonly target: CheckedTarget;
+      /** Whether the request costs money: the spending gate is asked and its answer metered. */
+      readonly metered: boolean;
+    }
   | { readonly kind: "refuse"; readonly refusal: RelayRefusal };
 
 /** Anything but visible ASCII: spaces, control characters, DEL and every byte above 0x7e. */
@@ -125,7 +130,8 @@ export function checkRelayTarget(api: ApiKind, method: string, rawTarget: string
       ),
     );
   }
-  return { kind: "forward", target: { path, query: upstreamQuery(query) } };
+  const metered = routes.some((route) => route.method === method && route.metered === true);
+  return { kind: "forward", target: { path, query: upstreamQuery(query) }, metered };
 }
 
 /**

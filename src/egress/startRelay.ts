@@ -28,7 +28,9 @@ import {
 import { checkPlaceholder, parseUpstream, type Upstream } from "./relaySettings.js";
 import { checkRelayTarget, upstreamPath } from "./relayTarget.js";
 import { closeServer, listenOn } from "./socketServer.js";
+import type { SpendGate, SpendRefusal } from "./spendGate.js";
 import { rejectedBy, unreachableBy } from "./upstreamFailure.js";
+import { priceFinder, UsageMeter, type MeterContext } from "./usageMeter.js";
 
 export interface RelayOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
@@ -55,6 +57,18 @@ export interface RelayOptions {
    * whether the task goes on. Called once per such request.
    */
   readonly onUpstreamFailure?: (failure: UpstreamFailure) => void;
+  /**
+   * The task's spending gate. With it, the relay asks `check()` before each request that costs
+   * money (RelayRoute.metered), answers a refusal itself in the API's error shape, and meters
+   * the usage of every answer to such a request into `record()`. Without it nothing is metered.
+   */
+  readonly spend?: SpendGate;
+  /**
+   * Told, once per model name (at most EGRESS_LIMITS.meterUnpricedWarnings names), that an
+   * answer named a model the price table does not have: its tokens are then priced at the
+   * API's highest prices. Only called when `spend` is given.
+   */
+  readonly onUnpricedModel?: (model: string) => void;
 }
 
 export interface RunningRelay {
@@ -70,12 +84,13 @@ function reply(
   type: string,
   message: string,
   extra: Readonly<Record<string, string>> = {},
+  googleStatus?: string,
 ): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify(relayErrorBody(api, status, type, message));
+  const body = JSON.stringify(relayErrorBody(api, status, type, message, googleStatus));
   res.writeHead(status, {
     ...extra,
     "content-type": "application/json",
@@ -95,6 +110,21 @@ function refuse(req: IncomingMessage, res: ServerResponse, api: ApiKind, refusal
   reply(res, api, refusal.status, refusal.type, `${refusal.message}${hint}`, allow);
 }
 
+/** The gate's verdict; a gate that throws refuses, so a broken gate cannot lift a cap. */
+function askGate(gate: SpendGate): SpendRefusal | undefined {
+  try {
+    return gate.check();
+  } catch {
+    return { message: "the spending gate failed, so no request that costs money is sent" };
+  }
+}
+
+/** The model a Gemini path names (`…/models/{model}:method`), which Google bills. */
+function pathModel(api: ApiKind, path: string): string | undefined {
+  if (api !== "gemini") return undefined;
+  return path.split("/").at(-1)?.split(":")[0];
+}
+
 /**
  * Whether an answer's body is sent as it is. A compressed body could carry the key in a form
  * the relay cannot see, so only an answer without a content coding is passed on.
@@ -111,6 +141,8 @@ class Relay {
   readonly #agent: HttpAgent;
   readonly #sockets = new Set<Socket>();
   readonly #onFailure: (failure: UpstreamFailure) => void;
+  readonly #spend: SpendGate | undefined;
+  readonly #price: MeterContext["price"];
   readonly server: Server;
 
   constructor(
@@ -118,11 +150,24 @@ class Relay {
     upstream: Upstream,
     auth: RelayAuth,
     onFailure: (failure: UpstreamFailure) => void,
+    spend: Pick<RelayOptions, "spend" | "onUnpricedModel">,
   ) {
     this.#api = api;
     this.#upstream = upstream;
     this.#auth = auth;
     this.#onFailure = onFailure;
+    this.#spend = spend.spend;
+    const warned = new Set<string>();
+    const warn = spend.onUnpricedModel ?? (() => undefined);
+    this.#price = priceFinder(api, (model) => {
+      if (warned.has(model) || warned.size >= EGRESS_LIMITS.meterUnpricedWarnings) return;
+      warned.add(model);
+      try {
+        warn(model);
+      } catch {
+        // A listener's trouble never reaches the request.
+      }
+    });
     this.#scrubber = new KeyScrubber(authSecret(auth));
     this.#agent =
       upstream.protocol === "https:"
@@ -150,6 +195,15 @@ class Relay {
     const checked = checkRelayTarget(this.#api, req.method ?? "", req.url ?? "");
     if (checked.kind === "refuse") {
       refuse(req, res, this.#api, checked.refusal);
+      return;
+    }
+    const gate = checked.metered ? this.#spend : undefined;
+    const refusal = gate === undefined ? undefined : askGate(gate);
+    if (refusal !== undefined) {
+      // Nothing goes upstream; the body is not read and the connection closes after the answer.
+      req.resume();
+      const { status, type, googleStatus } = RELAY_APIS[this.#api].spendRefusal;
+      reply(res, this.#api, status, type, refusal.message, {}, googleStatus);
       return;
     }
     const path = upstreamPath(this.#upstream.prefix, checked.target);
@@ -236,6 +290,8 @@ class Relay {
         upstream.destroy();
         res.destroy();
       });
+      // After the pipeline, so that each chunk is on its way to the agent before it is read.
+      if (gate !== undefined) this.#meter(answer, gate, checked.target.path);
     });
     res.on("close", () => {
       if (!res.writableFinished) {
@@ -244,6 +300,26 @@ class Relay {
       }
     });
     this.#sendBody(req, upstream, fail);
+  }
+
+  /**
+   * Reads the usage of a successful answer as its chunks pass, beside the pipeline that
+   * forwards them: the meter sees the upstream's bytes and neither holds nor changes them.
+   */
+  #meter(answer: IncomingMessage, gate: SpendGate, path: string): void {
+    const status = answer.statusCode ?? 0;
+    if (status < 200 || status > 299) return;
+    const meter = new UsageMeter(
+      { api: this.#api, pathModel: pathModel(this.#api, path), gate, price: this.#price },
+      answer.headers["content-type"],
+    );
+    if (!meter.reads) return;
+    answer.on("data", (chunk: Buffer) => {
+      meter.write(chunk);
+    });
+    answer.once("end", () => {
+      meter.end();
+    });
   }
 
   /** Tells the listener of a failure; the listener's own trouble never reaches the request. */
@@ -304,7 +380,10 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   checkPlaceholder(options.placeholderKey, auth, api);
   // The relay builds its key scrubber here, before listening: a key it cannot mark is refused
   // up front.
-  const relay = new Relay(api, upstream, auth, options.onUpstreamFailure ?? (() => undefined));
+  const relay = new Relay(api, upstream, auth, options.onUpstreamFailure ?? (() => undefined), {
+    spend: options.spend,
+    onUnpricedModel: options.onUnpricedModel,
+  });
   await relay.listen(options.socketPath);
   return { close: () => relay.close() };
 }

@@ -2,6 +2,7 @@
 // supervise, count its output, judge how it ended. For an agent that takes each further message
 // as a new run (Codex, Gemini), the runs after the first go: take the next message, run it in the
 // resumed session, reply with the run's answer; until no message is pending or none may follow.
+import { NO_TRACE } from "../lang/index.js";
 import { homedir } from "node:os";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -119,6 +120,7 @@ function superviseRequest(runs: Runs, launch: AgentLaunch, timeoutMs: number): S
     stop: input.stop,
     reapScope: runs.reapScope,
     progress: input.progress,
+    trace: input.trace ?? NO_TRACE,
     io: runs.live.io(),
   };
 }

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { adapterFor, type AgentTask } from "../agents/index.js";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, NO_TRACE } from "../lang/index.js";
 import { CHANNEL_SOCKET, type ResultsFile } from "../protocol/index.js";
 import { RUN_MARKER_VAR } from "./agentEnvironment.js";
 import { AgentOutput } from "./agentOutput.js";
@@ -42,9 +42,10 @@ export async function runAgentStep(
   const warn = (text: string): void => {
     draft.warnings.push(text);
   };
-  const host = await openChannel(input, warn);
+  const trace = input.trace ?? NO_TRACE;
+  const host = await trace.around("agent: open the channel", openChannel(input, warn));
   try {
-    const { runs, task } = await prepareAgent(input, host, warn);
+    const { runs, task } = await trace.around("agent: prepare", prepareAgent(input, host, warn));
     const end = await runAgent(runs, task, host?.channel, draft, files);
     recordEnd(draft, end, host?.channel);
     return { stopped: end.stopped };
@@ -153,7 +154,7 @@ async function runAgent(
     return await resumeRuns(runs, task, channel, first);
   } finally {
     files.push(...runs.output.files());
-    await runs.live.finish();
+    await (runs.input.trace ?? NO_TRACE).around("agent: finish live output", runs.live.finish());
     draft.truncated.push(...runs.output.truncated());
   }
 }

@@ -1,4 +1,5 @@
 // What the runner gives its agent step: the task, where it runs, and the runner's own means.
+import type { PhaseTrace } from "../lang/index.js";
 import type { Share } from "./readShare.js";
 
 export interface AgentStepInput {
@@ -22,4 +23,6 @@ export interface AgentStepInput {
   readonly channelTimeoutMs: number;
   readonly stop: AbortSignal;
   readonly progress: (line: string) => void;
+  /** Where the agent's run is timed when the host asked for a trace. */
+  readonly trace?: PhaseTrace;
 }

@@ -55,24 +55,53 @@ async function restoreRepository(workspace: string, config: Buffer): Promise<voi
 /** What .git/HEAD holds when the task branch is checked out. */
 const ON_TASK_BRANCH = `ref: ${TASK_BRANCH}\n`;
 
+/** The start of a file inside .git, never through a link; undefined when it cannot be read. */
+async function readGitFile(
+  workspace: string,
+  path: string,
+  max: number,
+): Promise<string | undefined> {
+  let file;
+  try {
+    file = await open(join(workspace, ".git", path), constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
+
 /**
  * True when HEAD is the task branch itself, so the branch already is the head and need not be
  * pointed at it. A HEAD that is a link, or anything but that one line, says false.
  */
 async function onTaskBranch(workspace: string): Promise<boolean> {
-  let file;
-  try {
-    file = await open(join(workspace, ".git", "HEAD"), constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return false;
+  return (await readGitFile(workspace, "HEAD", ON_TASK_BRANCH.length + 1)) === ON_TASK_BRANCH;
+}
+
+/** A loose ref's whole text: one object id and a newline. */
+const LOOSE_REF = /^([0-9a-f]{40}|[0-9a-f]{64})\n$/;
+
+/**
+ * The head, read from the task branch's own file when HEAD is that branch and the file is one
+ * object id, without a git call; else (a packed ref, a detached HEAD, anything else) from git.
+ * A file that names no commit fails the ancestry check or the bundle after it, as a HEAD git
+ * could not read fails here.
+ */
+async function readHead(git: GitContext): Promise<string> {
+  if (await onTaskBranch(git.workspace)) {
+    const text = await readGitFile(git.workspace, TASK_BRANCH, 66);
+    const oid = text === undefined ? undefined : LOOSE_REF.exec(text)?.[1];
+    if (oid !== undefined) return oid;
   }
-  try {
-    const buffer = Buffer.alloc(ON_TASK_BRANCH.length + 1);
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8") === ON_TASK_BRANCH;
-  } finally {
-    await file.close();
-  }
+  return (await runGit(git, headStep(git.workspace))).stdout.trim();
 }
 
 /** Commits what the agent left uncommitted; true when there was something. */
@@ -110,7 +139,7 @@ export async function finishGit(
     );
   }
 
-  const head = (await runGit(git, headStep(workspace))).stdout.trim();
+  const head = await readHead(git);
   report.head = head;
   if (!(await onTaskBranch(workspace))) await runGit(git, pointBranchStep(workspace, head));
   if (head === base) {

@@ -1,7 +1,7 @@
 // The git commands the runner runs, as data: pure functions from what is known to argv lists.
 // Nothing here touches the disk, so the plan is tested on its own and the effects in runGit.ts.
 import { posix } from "node:path";
-import { TASK_BRANCH, TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
+import { BadShareError, TASK_BRANCH, TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
 
 /**
  * Each of the two git steps (preparing the workspace, and finishing it after the agent) must end
@@ -120,14 +120,52 @@ export function prepareSteps(input: {
  * copying them, so it holds the checkout and what the agent adds, never the history. No git
  * command reads the history repository as a repository (a clone would start upload-pack there,
  * which refuses a repository the sandbox's uid does not own); git only reads its objects.
- * The workspace is made on the task branch, with no remote and no other ref.
+ *
+ * The workspace's repository is a handful of small files that the runner writes itself (what
+ * `git init --template=`, two `git config` and `git update-ref` would write, without their four
+ * processes): HEAD on the task branch, a config with the commit identity, the alternates, and
+ * the branch at the base. One git call then checks out the base, which it names as
+ * `<base>^{commit}`, so a base that is not a commit the history holds fails there.
  */
 export interface HistoryPlan {
-  /** Makes the empty workspace repository. */
-  readonly init: GitStep;
-  /** The file that lends the repository's objects, written between init and the steps. */
-  readonly alternates: { readonly path: string; readonly text: string };
-  readonly steps: readonly GitStep[];
+  /** The directories of the repository, parents first. */
+  readonly dirs: readonly string[];
+  /** The files of the repository, written after the directories; none may exist already. */
+  readonly files: readonly { readonly path: string; readonly text: string }[];
+  /** The repository's config as written, which finishGit puts back before it runs git. */
+  readonly config: string;
+  readonly checkout: GitStep;
+}
+
+/**
+ * A value as git's config files quote it: inside double quotes, a backslash and a double quote
+ * escaped. Names and emails never hold a control character (the settings refuse them), so no
+ * other escape is needed; one that does is refused rather than written wrong.
+ */
+export function configValue(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(value)) {
+    throw new BadShareError("the commit identity in task.json has a control character");
+  }
+  return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** The config `git init` writes on Linux, with the commit identity added. */
+export function workspaceConfig(objectFormat: "sha1" | "sha256", identity: Identity): string {
+  const lines = [
+    "[core]",
+    `\trepositoryformatversion = ${objectFormat === "sha256" ? 1 : 0}`,
+    "\tfilemode = true",
+    "\tbare = false",
+    "\tlogallrefupdates = true",
+  ];
+  if (objectFormat === "sha256") lines.push("[extensions]", "\tobjectformat = sha256");
+  lines.push(
+    "[user]",
+    `\tname = ${configValue(identity.name)}`,
+    `\temail = ${configValue(identity.email)}`,
+  );
+  return lines.join("\n") + "\n";
 }
 
 export function historyPlan(input: {
@@ -136,36 +174,33 @@ export function historyPlan(input: {
   workspace: string;
   identity: Identity;
 }): HistoryPlan {
-  const ws = ["-C", input.workspace];
+  const git = posix.join(input.workspace, ".git");
   const format = input.base.length === 64 ? "sha256" : "sha1";
+  const config = workspaceConfig(format, input.identity);
+  const branchDirs = posix.dirname(TASK_BRANCH).split("/");
   return {
-    init: {
-      what: "make the workspace's repository",
-      args: [
-        "init",
-        "--quiet",
-        "--template=",
-        `--object-format=${format}`,
-        `--initial-branch=${TASK_BRANCH_SHORT}`,
-        input.workspace,
-      ],
-    },
-    alternates: {
-      path: posix.join(input.workspace, ".git", "objects", "info", "alternates"),
-      text: `${posix.join(input.repository, "objects")}\n`,
-    },
-    steps: [
-      {
-        what: "set the commit identity",
-        args: [...ws, "config", "user.name", input.identity.name],
-      },
-      { what: "set the commit email", args: [...ws, "config", "user.email", input.identity.email] },
-      {
-        what: `point ${TASK_BRANCH_SHORT} at the base`,
-        args: [...ws, "update-ref", "-m", "warden: base", TASK_BRANCH, input.base],
-      },
-      { what: "check out the base", args: [...ws, "read-tree", "--reset", "-u", "HEAD"] },
+    dirs: [
+      git,
+      posix.join(git, "objects"),
+      posix.join(git, "objects", "info"),
+      posix.join(git, "objects", "pack"),
+      posix.join(git, "refs", "tags"),
+      ...branchDirs.map((_, i) => posix.join(git, ...branchDirs.slice(0, i + 1))),
     ],
+    files: [
+      { path: posix.join(git, "HEAD"), text: `ref: ${TASK_BRANCH}\n` },
+      { path: posix.join(git, "config"), text: config },
+      {
+        path: posix.join(git, "objects", "info", "alternates"),
+        text: `${posix.join(input.repository, "objects")}\n`,
+      },
+      { path: posix.join(git, TASK_BRANCH), text: `${input.base}\n` },
+    ],
+    config,
+    checkout: {
+      what: "check out the base",
+      args: ["-C", input.workspace, "read-tree", "--reset", "-u", `${input.base}^{commit}`],
+    },
   };
 }
 

@@ -1,6 +1,14 @@
 #!/usr/bin/env node
 // `warden-guest`: the runner every sandbox starts first. Results go to stdout as a tar archive,
 // progress to stderr as plain lines that the host labels.
+import {
+  NO_TRACE,
+  phaseTrace,
+  processStart,
+  TRACE_LINE,
+  traceNow,
+  type TracedPhase,
+} from "../lang/index.js";
 import { WardenError, cleanLine } from "../protocol/index.js";
 import { StoppedError, UsageError } from "./errors.js";
 import { parseOptions, USAGE } from "./options.js";
@@ -14,6 +22,7 @@ const progress = (line: string): void => {
 };
 
 async function main(): Promise<number> {
+  const loaded = traceNow();
   let invocation;
   try {
     invocation = parseOptions(process.argv.slice(2), process.env);
@@ -39,6 +48,13 @@ async function main(): Promise<number> {
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
 
+  const phases: TracedPhase[] = [];
+  const trace =
+    invocation.options.tracePhases === true
+      ? phaseTrace("guest", (phase) => phases.push(phase))
+      : NO_TRACE;
+  trace.since("start the runner", processStart());
+  trace.since("parse the command line", loaded);
   const started = performance.now();
   try {
     const { exitCode } = await runTask({
@@ -47,7 +63,9 @@ async function main(): Promise<number> {
       progress,
       stop: stopping.signal,
       env: process.env,
+      trace,
     });
+    if (trace.on) progress(`${TRACE_LINE}${JSON.stringify(phases)}`);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const peakMiB = Math.round(process.resourceUsage().maxRSS / 1024);
     progress(`done in ${seconds} s, exit ${exitCode}, peak memory ${peakMiB} MiB`);

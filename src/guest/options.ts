@@ -52,6 +52,11 @@ export interface GuestOptions {
   readonly egressPorts: EgressPorts;
   /** How long the host may take to answer a request on the channel (approvals excepted). */
   readonly channelTimeoutMs: number;
+  /**
+   * Time the runner's phases and print them as one `trace` line on stderr before exiting. A
+   * hidden flag: the host passes it when WARDEN_TRACE asks it to trace a task.
+   */
+  readonly tracePhases?: boolean;
 }
 
 export type Invocation =
@@ -153,6 +158,7 @@ export function parseOptions(
         sockets: { type: "string" },
         "egress-ports": { type: "string" },
         "channel-timeout-ms": { type: "string" },
+        trace: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -197,6 +203,7 @@ export function parseOptions(
       channelTimeoutMs: channelTimeout(
         values["channel-timeout-ms"] ?? env[GUEST_ENV.channelTimeoutMs],
       ),
+      ...(values.trace === true ? { tracePhases: true } : {}),
     },
   };
 }

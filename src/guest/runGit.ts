@@ -1,6 +1,7 @@
 // Runs one planned git step: no shell, a clean environment, bounded output, and killed with
 // everything it started when its step's deadline passes or the runner is told to stop.
 import { spawn } from "node:child_process";
+import type { PhaseTrace } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { GitDeadlineError, GitError } from "./errors.js";
 import { gitArgv, type GitStep } from "./gitSteps.js";
@@ -15,6 +16,8 @@ export interface GitContext {
   readonly env: Readonly<Record<string, string>>;
   /** Aborts the call: the step's deadline, or the runner being stopped. */
   readonly signal: AbortSignal;
+  /** Times each git call when the runner traces its phases. */
+  readonly trace?: PhaseTrace;
 }
 
 export interface GitRun {
@@ -58,7 +61,7 @@ export function runGit(
 ): Promise<GitRun> {
   const { signal } = context;
   if (signal.aborted) return Promise.reject(abortReason(signal, step));
-  return new Promise((resolve, reject) => {
+  const running = new Promise<GitRun>((resolve, reject) => {
     // Its own process group, so that git's helpers (index-pack, pack-objects) die with it.
     const child = spawn("git", gitArgv(context.workspace, step), {
       env: context.env,
@@ -101,6 +104,7 @@ export function runGit(
       reject(new GitError(`git failed to ${step.what}: it ${how}${said ? `: ${said}` : ""}`));
     });
   });
+  return context.trace === undefined ? running : context.trace.around(`git: ${step.what}`, running);
 }
 
 function abortReason(signal: AbortSignal, step: GitStep): Error {

@@ -4,8 +4,9 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
-import { agentDirectory } from "./agentDirectory.js";
 import type { Writable } from "node:stream";
+import { NO_TRACE, type PhaseTrace } from "../lang/index.js";
+import { agentDirectory } from "./agentDirectory.js";
 import { RESULT_FILES, writeResults, type Result, type ResultsFile } from "../protocol/index.js";
 import { DEFAULT_PATH } from "./agentEnvironment.js";
 import { runAgentStep } from "./agentStep.js";
@@ -31,6 +32,8 @@ export interface RunTaskOptions extends GuestOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** For tests: each git step's deadline. */
   readonly gitDeadlineMs?: number;
+  /** Where the steps are timed when the host asked for a trace (--trace). */
+  readonly trace?: PhaseTrace;
 }
 
 export interface TaskOutcome {
@@ -52,6 +55,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
   const stop = options.stop ?? new AbortController().signal;
   const env = options.env ?? process.env;
   const { progress, workspace } = options;
+  const trace = options.trace ?? NO_TRACE;
   const ownScratch = options.scratch === undefined;
   const scratch = options.scratch ?? (await mkdtemp(join(tmpdir(), "warden-guest-")));
   if (isInside(scratch, workspace)) {
@@ -83,24 +87,33 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     let share: Share;
     let agentDir: string;
     try {
-      share = await readShare(options.share);
+      share = await trace.around("read the share", readShare(options.share));
       draft.agent = share.settings.agent;
-      server = await startMetadataServer({ settings: share.settings, port: options.metadataPort });
+      server = await trace.around(
+        "start the metadata server",
+        startMetadataServer({ settings: share.settings, port: options.metadataPort }),
+      );
       progress(`metadata server at ${server.url}`);
       const prepareDeadline = deadline("prepare the workspace", stop);
       try {
-        prepared = await prepareWorkspace({
-          input: share.input,
-          identity: identityOf(share.settings),
-          git: { workspace, env: gitEnv, signal: prepareDeadline.signal },
-          progress,
-        });
+        prepared = await trace.around(
+          "prepare the workspace",
+          prepareWorkspace({
+            input: share.input,
+            identity: identityOf(share.settings),
+            git: { workspace, env: gitEnv, signal: prepareDeadline.signal, trace },
+            progress,
+          }),
+        );
       } finally {
         prepareDeadline.clear();
       }
       draft.base = prepared.base;
       agentDir = await agentDirectory(workspace, share.settings.workdir);
-      egress = await startEgressForwarding(options.sockets, options.egressPorts);
+      egress = await trace.around(
+        "start egress forwarding",
+        startEgressForwarding(options.sockets, options.egressPorts),
+      );
       server.setReady({ path: workspace, base: prepared.base });
       progress(`workspace ready at ${prepared.base}`);
     } catch (error) {
@@ -114,6 +127,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
       progress("told to stop before the agent started: it does not run");
     } else {
       try {
+        const agentStep = trace.start("agent step");
         ({ stopped } = await runAgentStep(
           {
             ...options,
@@ -129,6 +143,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
           draft,
           files,
         ));
+        agentStep();
       } catch (error) {
         fail(error);
       }
@@ -141,15 +156,18 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     const report: FinishReport = { leftovers: false, warnings: draft.warnings };
     const finishDeadline = deadline("finish", new AbortController().signal);
     try {
-      await finishGit(
-        {
-          git: { workspace, env: gitEnv, signal: finishDeadline.signal },
-          base: prepared.base,
-          config: prepared.config,
-          scratch,
-          progress,
-        },
-        report,
+      await trace.around(
+        "finish git",
+        finishGit(
+          {
+            git: { workspace, env: gitEnv, signal: finishDeadline.signal, trace },
+            base: prepared.base,
+            config: prepared.config,
+            scratch,
+            progress,
+          },
+          report,
+        ),
       );
     } catch (error) {
       fail(error);
@@ -161,11 +179,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     if (report.bundle !== undefined)
       files.push({ name: RESULT_FILES.changes, path: report.bundle });
 
-    return await send(options.out, files, finalResult(draft));
+    return await trace.around("send the results", send(options.out, files, finalResult(draft)));
   } finally {
+    const closing = trace.start("close and clean up");
     await egress?.close();
     await server?.close();
     if (ownScratch) await rm(scratch, { recursive: true, force: true });
+    closing();
   }
 }
 

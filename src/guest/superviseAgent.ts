@@ -2,6 +2,7 @@
 // spawn it in a process group of its own, its prompt fed and its output captured from the first
 // byte; arm the stops (its timeout and the runner's own stop, each SIGTERM to the group, the
 // grace, then SIGKILL); await its exit; reap what it left running; and drain its output.
+import type { PhaseTrace } from "../lang/index.js";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { open, rm, type FileHandle } from "node:fs/promises";
@@ -46,6 +47,8 @@ export interface AgentIo {
 }
 
 export interface SuperviseRequest {
+  /** Times the run's steps when the host asked for a trace. */
+  readonly trace: PhaseTrace;
   readonly argv: readonly [string, ...string[]];
   readonly env: Readonly<Record<string, string>>;
   readonly stdin: string;
@@ -85,12 +88,16 @@ export interface AgentProcessEnd {
 
 /** Runs the agent to its end. Rejects with AgentStartError when it cannot start at all. */
 export async function superviseAgent(request: SuperviseRequest): Promise<AgentProcessEnd> {
+  const { trace } = request;
   const files = await openCaptureFiles(request);
-  const agent = await spawnInGroup(request, files);
+  const agent = await trace.around("agent: spawn", spawnInGroup(request, files));
   const stops = armStops(request, agent.pgid);
-  const exit = await awaitExit(request, agent.exited, stops);
-  const reap = await reapLeftovers(request, agent.pgid);
-  const drained = await drain(agent);
+  const exit = await trace.around(
+    "agent: run to its exit",
+    awaitExit(request, agent.exited, stops),
+  );
+  const reap = await trace.around("agent: reap stragglers", reapLeftovers(request, agent.pgid));
+  const drained = await trace.around("agent: drain its output", drain(agent));
   return {
     ...exit,
     transcript: drained.transcript,

@@ -1,7 +1,7 @@
 // Making a task: the repository and start commit resolved by the host's own git, every setting
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
-import { definedFields } from "../lang/index.js";
+import { definedFields, processStart, traceFromEnv } from "../lang/index.js";
 import type { AgentName, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
@@ -97,6 +97,10 @@ export async function createTask(
   input: CreateTaskInput,
   checks?: CreateChecks,
 ): Promise<CreatedTask> {
+  // Only a caller that says which environment the task runs in can ask for a trace.
+  const trace = traceFromEnv(checks?.env ?? {});
+  trace.since("process start to createTask", processStart());
+  const creating = trace.start("createTask");
   const allow = input.allow ?? [];
   const presets = input.presets ?? [];
   parseAllowList(allow, presets);
@@ -105,8 +109,8 @@ export async function createTask(
   // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
   // then takes its outcome from the memo.
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
-  const start = await resolveStart(input.repo, input.from);
-  const identity = await resolveGitIdentity(start.repo, input);
+  const start = await trace.around("resolve the start", resolveStart(input.repo, input.from));
+  const identity = await trace.around("git identity", resolveGitIdentity(start.repo, input));
   const settings: HostSettingsInput = definedFields({
     guest: {
       ...agentSettings({ ...input, ...identity }),
@@ -123,7 +127,9 @@ export async function createTask(
   });
   const stored = hostSettings(settings);
   const beforeWrite =
-    checks === undefined ? undefined : () => checkBeforeCreate(stored, start, checks);
+    checks === undefined
+      ? undefined
+      : () => trace.around("checks before create", checkBeforeCreate(stored, start, checks));
   const summary = await tasks.create(
     {
       prompt: input.prompt,
@@ -135,6 +141,7 @@ export async function createTask(
     },
     { beforeWrite },
   );
+  creating();
   return { summary, start };
 }
 

@@ -10,6 +10,7 @@ import type { StoppedBy, TerminalInput } from "../store/index.js";
 import type { SandboxBound } from "../sandbox/index.js";
 import type { ApiFailureFacts } from "./apiFailure.js";
 import type { BundleFacts } from "./verifyChanges.js";
+import type { BudgetRefusal, SpendTotals } from "./spending/index.js";
 import type { StopReason } from "./stopTriggers.js";
 
 export type ResultFacts =
@@ -37,6 +38,10 @@ export interface EndFacts {
   agent: AgentName;
   /** The first failure of the model API that no retry mends, when the relay saw one. */
   apiFailure?: ApiFailureFacts;
+  /** The spending cap the relay's gate refused a request for, when it did. */
+  budget?: BudgetRefusal;
+  /** What the relay metered for the task over all its attaches, when it metered any. */
+  spend?: SpendTotals;
 }
 
 /** The longest error text kept from the sandbox, after cleaning. */
@@ -82,6 +87,8 @@ function detailsOf(facts: EndFacts): Record<string, unknown> {
     attempt: facts.attempt,
     sandbox: facts.sandbox,
   };
+  // The host's own measure of the cost, beside the agent's claim under `agent`.
+  if (facts.spend !== undefined) details.spend = { ...facts.spend };
   if (facts.results.kind !== "received") return details;
   const { result, bundle } = facts.results;
   if (bundle.kind === "verified") {
@@ -198,6 +205,14 @@ export function decideEnd(facts: EndFacts): TerminalInput {
         // The host's own account: the upstream as configured, what to check, and the code.
         const { code, message, hint } = facts.apiFailure;
         return failed(facts, message, undefined, definedFields({ code, hint }));
+      }
+      break;
+    case "budget":
+      if (facts.budget !== undefined) {
+        const { cap, capUSD, spentUSD } = facts.budget;
+        return failed(facts, `${facts.budget.message}; the task was stopped`, "budget", {
+          budget: { cap, capUSD, spentUSD },
+        });
       }
       break;
     case "bound":

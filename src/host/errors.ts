@@ -179,3 +179,24 @@ export class HistoryCacheError extends HostError {
   readonly code: string = "HISTORY_CACHE";
   readonly exitClass = "operational";
 }
+
+/**
+ * A task's spend record (spend.json) that warden did not write as it stands: what the task
+ * spent before is unknown, so it is not run rather than run with its spend counted from zero.
+ */
+export class SpendRecordDamagedError extends HostError {
+  static override readonly hint =
+    "look at the task's spend.json; if you accept that its earlier spend is forgotten, remove " +
+    "the file and start the task again";
+  readonly code: string = "SPEND_RECORD_DAMAGED";
+  readonly exitClass = "operational";
+}
+
+/** Another task held the data directory's spend ledger locked past SPEND_LIMITS.ledgerLockWaitMs. */
+export class SpendLedgerBusyError extends HostError {
+  static override readonly hint =
+    "another warden process holds the day's file under spend/ in the data directory; look for a " +
+    "stuck `warden` process";
+  readonly code: string = "SPEND_LEDGER_BUSY";
+  readonly exitClass = "operational";
+}

@@ -3,6 +3,8 @@
 // text in an event may have come from the sandbox, so each is cleaned and cut to one line here.
 import { cleanLine, cutText } from "../protocol/index.js";
 import { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
+import { dollars } from "./dollars.js";
+import { BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE } from "./spending/index.js";
 import { AGENT_EVENT_TYPE, OUTPUT_EVENT_TYPE } from "./channel/index.js";
 
 /** What a watcher sees of an assistant's text: one line of a terminal's width or so. */
@@ -25,10 +27,7 @@ function line(text: string, max = 400): string {
   return wasCut ? `${cut}…` : cut;
 }
 
-/** Dollars as Claude Code reports them: small amounts need four places. */
-export function dollars(amount: number): string {
-  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
-}
+export { dollars };
 
 function agentText(e: Fields): string | undefined {
   switch (e.kind) {
@@ -87,6 +86,14 @@ function agentText(e: Fields): string | undefined {
   }
 }
 
+/** The relay's measure of a task's spend: `$0.0123 (1200 tokens in, 300 out)`. */
+export function spendText(e: Fields): string {
+  const tokens = [`${num(e.inputTokens) ?? 0} tokens in`, `${num(e.outputTokens) ?? 0} out`];
+  const cached = num(e.cacheReadTokens) ?? 0;
+  if (cached > 0) tokens.push(`${cached} cached`);
+  return `${dollars(num(e.costUSD) ?? 0)} (${tokens.join(", ")})`;
+}
+
 /** A command's output line: its text, marked where it was cut or lines before it were left out. */
 function outputText(e: Fields): string {
   const skipped = num(e.skipped);
@@ -112,6 +119,10 @@ export function eventText(type: string, e: Fields): string | undefined {
       return line(str(e.text) ?? "", 4096);
     case API_FAILURE_EVENT_TYPE:
       return `${line(str(e.message) ?? "the model API failed")}; the task ends`;
+    case USAGE_EVENT_TYPE:
+      return `cost so far ${spendText(e)}`;
+    case BUDGET_EVENT_TYPE:
+      return `${line(str(e.message) ?? "a spending cap was reached")}; the task ends`;
     case "approval_asked":
       return `approval ${num(e.request) ?? "?"} asked: ${line(str(e.tool) ?? "?", 128)}: ${line(str(e.summary) ?? "")}`;
     case "approval_answered": {

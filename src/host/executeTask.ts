@@ -3,7 +3,8 @@
 // share; open the gates (the network gate, the channel to the guest); start the sandbox; await
 // its end, its stdout received as results and its stderr as progress, stopping it when the task
 // is cancelled or a bound passes; judge the results against what the host knows and decide the
-// terminal record. What each phase opens is released, last opened first, however it all ends.
+// terminal record. What each phase opens is released, last opened first, however it all ends;
+// the attach's directories go last, removed while the end is recorded.
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import {
@@ -14,7 +15,7 @@ import {
   type RelayHostSettings,
   type RunningEgress,
 } from "../egress/index.js";
-import { within } from "../lang/index.js";
+import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
   cleanLine,
@@ -32,12 +33,14 @@ import {
   type RunningChannel,
 } from "./channel/index.js";
 import { API_FAILURE_EVENT_TYPE, FirstApiFailure } from "./apiFailure.js";
+import { BUDGET_EVENT_TYPE, TaskSpending, USAGE_EVENT_TYPE } from "./spending/index.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
 import { errorText } from "./errorText.js";
 import { eventText } from "./eventText.js";
 import { leaseHistory } from "./historyCache/index.js";
 import { agentBinds } from "./guestProgram.js";
 import { GuestProgress } from "./guestProgress.js";
+import { GUEST_TRACE_FLAG, keepGuestPhases } from "./guestTrace.js";
 import { HOST_LIMITS, hostLimitMs } from "./limits.js";
 import { guestSettings } from "./hostSettings.js";
 import { preflight, type Preflight } from "./preflight.js";
@@ -60,6 +63,10 @@ export interface ExecuteOptions {
   sandboxOptions?: SandboxBackendOptions;
   /** Between SIGTERM to the runner and SIGKILL of the sandbox (default HOST_LIMITS.stopGraceMs). */
   stopGraceMs?: number;
+  /** Where the attach's phases are timed; by default what WARDEN_TRACE in `env` asks for. */
+  trace?: PhaseTrace;
+  /** The data directory's daily spending cap from the user's config file (dailyBudgetUSD). */
+  dailyBudgetUSD?: number;
 }
 
 export type ExecuteOutcome =
@@ -93,6 +100,12 @@ class TaskRun {
   private history: string | undefined;
   /** How to release what the phases opened, in the order they opened it. */
   private readonly releases: (() => Promise<unknown>)[] = [];
+  /** Set once prepare has begun: from then on the attach has directories to remove. */
+  private prepared = false;
+  /** The removal of the attach's directories, once begun. */
+  private removing: Promise<void> | undefined;
+  /** The relay's spend gate (the task's, its tree's and the day's caps), when there is a relay. */
+  private spending: TaskSpending | undefined;
   /** A refused key or an upstream that is not there: shown at once, and it ends the task. */
   private readonly apiFailure = new FirstApiFailure((failure) => {
     this.attachment.appendEvent(API_FAILURE_EVENT_TYPE, { ...failure });
@@ -106,39 +119,43 @@ class TaskRun {
     private readonly options: ExecuteOptions,
     private readonly reporter: Reporter,
     private readonly dataDir: string,
+    private readonly trace: PhaseTrace = NO_TRACE,
   ) {
     this.layout = taskLayout(dataDir, attachment.id);
   }
 
   /** The terminal input, or "interrupted" when the host itself was told to stop. */
   async run(): Promise<TerminalInput | "interrupted"> {
+    const trace = this.trace;
     try {
-      await this.prepare();
+      await trace.around("prepare the attach", this.prepare());
       if (this.aborted()) return "interrupted";
       const relay = this.relay();
       // The share and the gates need nothing of each other: they are made at the same time, and
       // both are settled before anything goes on, so every release the gates push is in place.
       const [shared, opened] = await Promise.allSettled([
-        this.writeTaskShare(relay),
-        this.openGates(relay),
+        trace.around("write the share", this.writeTaskShare(relay)),
+        trace.around("open the gates", this.openGates(relay)),
       ]);
       if (shared.status === "rejected") throw shared.reason;
       if (opened.status === "rejected") throw opened.reason;
       const gates = opened.value;
       if (this.aborted()) return "interrupted";
-      const sandbox = await this.startSandbox(gates);
-      const end = await this.awaitEnd(sandbox);
+      const sandbox = await trace.around("start the sandbox", this.startSandbox(gates));
+      const end = await trace.around("sandbox running", this.awaitEnd(sandbox));
       if (end === "interrupted") return end;
-      return await this.judge(end);
+      return await trace.around("judge the results", this.judge(end));
     } catch (error) {
       return this.failed(error);
     } finally {
+      const releasing = trace.start("release the attach");
       for (const release of this.releases.reverse()) await release();
+      releasing();
     }
   }
 
   private async prepare(): Promise<void> {
-    this.releases.push(() => cleanAttempt(this.layout).catch(() => undefined));
+    this.prepared = true;
     await prepareAttempt(this.layout);
     const progress = new GuestProgress(
       this.layout.guestLog,
@@ -148,9 +165,25 @@ class TaskRun {
       },
       this.reporter,
       await this.attachment.shortId(),
+      this.trace.on
+        ? (line) => {
+            keepGuestPhases(line, this.trace);
+          }
+        : undefined,
     );
     this.progress = progress;
     this.releases.push(() => progress.close());
+  }
+
+  /**
+   * Removes the attach's share, workspace and egress directories, once, after run() has released
+   * everything else (the sandbox is gone by then). executeTask runs it beside recording the end,
+   * which reads none of them.
+   */
+  removeFiles(): Promise<void> {
+    if (!this.prepared) return Promise.resolve();
+    this.removing ??= cleanAttempt(this.layout).catch(() => undefined);
+    return this.removing;
   }
 
   /** The API relay of the attach, with the placeholder key the agent is given. */
@@ -173,7 +206,10 @@ class TaskRun {
     const agentProgram = program === undefined ? {} : { agentProgram: program.path };
     // Leased until the sandbox is gone (releases run last opened first), so no cache trim or
     // rebuild removes objects the sandbox's clone borrows.
-    const lease = await leaseHistory(this.dataDir, host, spec.base);
+    const lease = await this.trace.around(
+      "lease the history cache",
+      leaseHistory(this.dataDir, host, spec.base),
+    );
     this.releases.push(() => {
       lease.release();
       return Promise.resolve();
@@ -189,30 +225,67 @@ class TaskRun {
     });
   }
 
+  /** The relay's spend gate; its release writes the task's last spend before the end is recorded. */
+  private async openSpending(): Promise<TaskSpending> {
+    const spending = await TaskSpending.open({
+      dataDir: this.dataDir,
+      taskId: this.attachment.id,
+      ancestors: this.plan.spec.ancestors,
+      dailyCapUSD: this.options.dailyBudgetUSD,
+      onUsage: (totals) => this.attachment.appendEvent(USAGE_EVENT_TYPE, { ...totals }),
+      onRefusal: ({ cap, capUSD, spentUSD, message }) => {
+        this.attachment.appendEvent(BUDGET_EVENT_TYPE, { cap, capUSD, spentUSD, message });
+        this.reporter.warn(message);
+        this.progress?.note(`warning: ${message}`);
+      },
+      onWarning: (text) => {
+        this.warn(text);
+      },
+    });
+    this.spending = spending;
+    this.releases.push(() => spending.close().catch(() => undefined));
+    return spending;
+  }
+
   /** The network gate, then the guest-to-host channel in the directory egress made (0700). */
   private async openGates(relay: Relay | undefined): Promise<Gates> {
     const { host, approval } = this.plan;
-    const egress = await startEgress({
-      dir: this.layout.egress,
-      log: this.layout.proxyLog,
-      allow: host.allow,
-      presets: host.presets,
-      ...(relay === undefined
-        ? {}
-        : {
-            relay: {
-              api: relay.api,
-              upstream: relay.upstream,
-              apiKey: authSecret(relay.auth),
-              auth: relay.auth.kind,
-              placeholderKey: relay.placeholder,
-              onUpstreamFailure: (failure) => {
-                this.apiFailure.report(failure);
+    const spend = relay === undefined ? undefined : await this.openSpending();
+    const egress = await this.trace.around(
+      "start egress",
+      startEgress({
+        dir: this.layout.egress,
+        log: this.layout.proxyLog,
+        allow: host.allow,
+        presets: host.presets,
+        ...(relay === undefined
+          ? {}
+          : {
+              relay: {
+                api: relay.api,
+                upstream: relay.upstream,
+                apiKey: authSecret(relay.auth),
+                auth: relay.auth.kind,
+                placeholderKey: relay.placeholder,
+                onUpstreamFailure: (failure) => {
+                  this.apiFailure.report(failure);
+                },
+                ...(spend === undefined
+                  ? {}
+                  : {
+                      spend,
+                      onUnpricedModel: (model: string) => {
+                        this.warn(
+                          `the model ${cleanLine(model)} has no price in warden's table; its tokens are priced at the API's highest prices`,
+                        );
+                      },
+                    }),
               },
-            },
-          }),
-    });
+            }),
+      }),
+    );
     this.releases.push(() => egress.close().catch(() => undefined));
+    const endChannel = this.trace.start("start the channel");
     const channel = await startChannelServer({
       path: join(this.layout.egress, CHANNEL_SOCKET),
       attachment: this.attachment,
@@ -235,6 +308,7 @@ class TaskRun {
         this.reporter.progress(`${event.stream}: ${text}`);
       },
     });
+    endChannel();
     this.releases.push(() => channel.close().catch(() => undefined));
     return { egress, channel };
   }
@@ -250,7 +324,10 @@ class TaskRun {
       share: this.layout.share,
       workspace: this.layout.workspace,
       sockets,
-      runner: { program: runner.program, args: runner.args },
+      runner: {
+        program: runner.program,
+        args: this.trace.on ? [...runner.args, GUEST_TRACE_FLAG] : runner.args,
+      },
       readOnlyBinds: [
         ...runner.binds,
         ...agentBinds(host.guest.command),
@@ -290,6 +367,9 @@ class TaskRun {
     this.apiFailure.arm(() => {
       stops.trigger("api");
     });
+    this.spending?.arm(() => {
+      stops.trigger("budget");
+    });
     try {
       sandbox.onBound((bound) => {
         this.attachment.appendEvent("bound", { bound: bound.bound, detail: bound.detail });
@@ -303,7 +383,9 @@ class TaskRun {
         return received;
       });
       const reading = this.progress?.read(sandbox.stderr) ?? Promise.resolve();
+      const endRun = this.trace.start("sandbox exit after start");
       const exit = await sandbox.exit;
+      endRun();
       let received = await within(receiving, HOST_LIMITS.drainAfterExitMs);
       if (received === undefined) {
         sandbox.stdout.destroy();
@@ -318,6 +400,7 @@ class TaskRun {
       throw error;
     } finally {
       this.apiFailure.disarm();
+      this.spending?.disarm();
       stops.close();
     }
   }
@@ -357,6 +440,8 @@ class TaskRun {
       sandbox: backend.name,
       agent: host.guest.agent,
       apiFailure: this.apiFailure.failure,
+      budget: this.spending?.refusal,
+      spend: this.spending?.totals,
     });
   }
 
@@ -426,6 +511,7 @@ const STOP_WORDS: Record<StopReason, string> = {
   refused: "its results were refused",
   bound: "it reached one of its bounds",
   api: "the model API failed in a way no retry mends",
+  budget: "it reached a spending cap",
 };
 
 /**
@@ -441,16 +527,25 @@ export async function executeTask(
 ): Promise<ExecuteOutcome> {
   const env = options.env ?? process.env;
   const reporter = options.reporter ?? SILENT_REPORTER;
+  const trace = options.trace ?? traceFromEnv(env);
+  const executing = trace.start("executeTask");
   const id = await tasks.resolve(ref);
-  const plan = await preflight(tasks, id, env, options);
-  const attachment = await tasks.attach(id);
+  const plan = await trace.around("preflight", preflight(tasks, id, env, options));
+  const attachment = await trace.around("attach", tasks.attach(id));
+  const run = new TaskRun(attachment, plan, options, reporter, tasks.dataDir, trace);
   try {
-    const input = await new TaskRun(attachment, plan, options, reporter, tasks.dataDir).run();
+    const input = await run.run();
     if (input === "interrupted") return { kind: "interrupted", id };
-    const terminal = await attachment.finish(input);
+    // The end is recorded while the attach's directories are removed: neither needs the other.
+    const [terminal] = await Promise.all([
+      trace.around("record the end", attachment.finish(input)),
+      trace.around("remove the attach's directories", run.removeFiles()),
+    ]);
     return { kind: "finished", id, terminal };
   } finally {
+    await run.removeFiles();
     reporter.done();
     attachment.release();
+    executing();
   }
 }

@@ -1,6 +1,7 @@
 // Who the agent's commits are by: the name and email the user gave, else the ones git itself
-// would use in the repository (its own config, then the user's), else nobody, and the runner
-// falls back to its default. Read once when the task is made, so a rerun commits as the same.
+// would use for an author in the repository (GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, then its own
+// config, then the user's, with GIT_CONFIG_GLOBAL and GIT_CONFIG_NOSYSTEM as git reads them),
+// else nobody, and the runner falls back to its default. Read once when the task is made, so a rerun commits as the same.
 import type { z } from "zod";
 import { cleanLine, GIT_EMAIL, GIT_NAME, LIMITS } from "../protocol/index.js";
 import { BadTaskOptionError } from "./errors.js";
@@ -16,51 +17,124 @@ interface IdentityPart {
   readonly field: keyof GitIdentity;
   readonly flag: string;
   readonly key: string;
+  /** The variable that overrides the config for an author, as git reads it. */
+  readonly variable: string;
   readonly schema: z.ZodType<string>;
 }
 
 const PARTS: readonly IdentityPart[] = [
-  { field: "gitName", flag: "--git-name", key: "user.name", schema: GIT_NAME },
-  { field: "gitEmail", flag: "--git-email", key: "user.email", schema: GIT_EMAIL },
+  {
+    field: "gitName",
+    flag: "--git-name",
+    key: "user.name",
+    variable: "GIT_AUTHOR_NAME",
+    schema: GIT_NAME,
+  },
+  {
+    field: "gitEmail",
+    flag: "--git-email",
+    key: "user.email",
+    variable: "GIT_AUTHOR_EMAIL",
+    schema: GIT_EMAIL,
+  },
 ];
 
-/** The value git reads for `key` in the repository, or undefined when it is unset or empty. */
-async function configValue(repo: string, key: string): Promise<string | undefined> {
-  // --default makes an unset key print nothing and exit 0, so that a failure is a real one.
-  const out = await hostGit(["config", "--default", "", "--get", key], { cwd: repo });
-  const value = out.stdout.replace(/\n$/, "");
-  return value === "" ? undefined : value;
+/** The variables that choose which config files git reads; hostGit passes no GIT_* otherwise. */
+const CONFIG_CHOICE_VARIABLES = ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM"] as const;
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Where a part's value came from, in the words of an error about it. */
+type Source = "flag" | "variable" | "config";
+function sourceWords(part: IdentityPart, source: Source): string {
+  switch (source) {
+    case "flag":
+      return part.flag;
+    case "variable":
+      return `the variable ${part.variable}`;
+    case "config":
+      return `the repository's ${part.key} (git config)`;
+  }
+}
+
+function fixWords(part: IdentityPart, source: Source): string {
+  switch (source) {
+    case "flag":
+      return `give ${part.flag} a value without control characters or angle brackets, at most ${LIMITS.settingTextBytes} bytes`;
+    case "variable":
+      return `pass ${part.flag}, or fix or unset ${part.variable}`;
+    case "config":
+      return `pass ${part.flag}, or fix ${part.key} with \`git config ${part.key}\``;
+  }
+}
+
+/**
+ * The values git reads for `keys` in the repository, one git call for all: the last value of
+ * each key wins, as `git config --get` has it; a key unset or empty is left out.
+ */
+async function configValues(
+  repo: string,
+  keys: readonly string[],
+  env: Environment,
+): Promise<Map<string, string>> {
+  const choice: Record<string, string> = {};
+  for (const name of CONFIG_CHOICE_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) choice[name] = value;
+  }
+  const values = new Map<string, string>();
+  if (keys.length === 0) return values;
+  // Each entry is the key, a newline and the value, ended by NUL; a key with no value at all
+  // (`[user] name`) has no newline. Keys come lowercased, as the ones asked for are.
+  const out = await hostGit(["config", "--list", "-z"], { cwd: repo, env: choice });
+  for (const entry of out.stdout.split("\0")) {
+    const newline = entry.indexOf("\n");
+    const key = newline === -1 ? entry : entry.slice(0, newline);
+    if (!keys.includes(key)) continue;
+    const value = newline === -1 ? "" : entry.slice(newline + 1);
+    if (value === "") values.delete(key);
+    else values.set(key, value);
+  }
+  return values;
 }
 
 /**
  * The identity for a task on `repo`: each part from `given` when set, else from git's config.
  * A value that cannot be a commit's identity is refused in the words of where it came from.
  */
-export async function resolveGitIdentity(repo: string, given: GitIdentity): Promise<GitIdentity> {
+export async function resolveGitIdentity(
+  repo: string,
+  given: GitIdentity,
+  env: Environment = process.env,
+): Promise<GitIdentity> {
   const identity: GitIdentity = {};
-  // The parts git is asked for are read at the same time, one git each, then checked in order.
-  const configured = await Promise.all(
-    PARTS.map((part) =>
-      given[part.field] === undefined ? configValue(repo, part.key) : Promise.resolve(undefined),
-    ),
-  );
-  for (const [index, part] of PARTS.entries()) {
+  const chosen = PARTS.map((part): { value: string; source: Source } | undefined => {
     const flagged = given[part.field];
-    const value = flagged ?? configured[index];
-    if (value === undefined) continue;
-    const checked = part.schema.safeParse(value);
+    if (flagged !== undefined) return { value: flagged, source: "flag" };
+    const variable = env[part.variable];
+    return variable === undefined || variable === ""
+      ? undefined
+      : { value: variable, source: "variable" };
+  });
+  // The parts git is asked for are read in one call, then checked in order.
+  const asked = PARTS.filter((_, index) => chosen[index] === undefined).map((part) => part.key);
+  const values = await configValues(repo, asked, env);
+  const configured = PARTS.map((part) => values.get(part.key));
+  for (const [index, part] of PARTS.entries()) {
+    const config = configured[index];
+    const found =
+      chosen[index] ??
+      (config === undefined ? undefined : { value: config, source: "config" as const });
+    if (found === undefined) continue;
+    const checked = part.schema.safeParse(found.value);
     if (!checked.success) {
-      const source =
-        flagged !== undefined ? part.flag : `the repository's ${part.key} (git config)`;
+      const why = (checked.error.issues[0]?.message ?? "it is refused").replace(
+        /^git(Name|Email) /,
+        "it ",
+      );
       throw new BadTaskOptionError(
-        `${source} ${JSON.stringify(cleanLine(value))} cannot be a commit's ${part.key}: ` +
-          (checked.error.issues[0]?.message ?? "it is refused").replace(/^git(Name|Email) /, "it "),
-        {
-          hint:
-            flagged !== undefined
-              ? `give ${part.flag} a value without control characters or angle brackets, at most ${LIMITS.settingTextBytes} bytes`
-              : `pass ${part.flag}, or fix ${part.key} with \`git config ${part.key}\``,
-        },
+        `${sourceWords(part, found.source)} ${JSON.stringify(cleanLine(found.value))} cannot be a commit's ${part.key}: ${why}`,
+        { hint: fixWords(part, found.source) },
       );
     }
     identity[part.field] = checked.data;

@@ -23,15 +23,21 @@ export class GuestProgress {
   #logBytes = 0;
   #logFull = false;
   #events = 0;
+  readonly #onLine: ((text: string) => void) | undefined;
 
-  /** `shortId` is the id each line of the log shows: the store's unique prefix of taskId. */
+  /**
+   * `shortId` is the id each line of the log shows: the store's unique prefix of taskId.
+   * `onLine` also sees each cleaned guest line (a traced attach reads the runner's phases).
+   */
   constructor(
     path: string,
     taskId: string,
     event: EventSink,
     reporter: Reporter,
     shortId?: string,
+    onLine?: (text: string) => void,
   ) {
+    this.#onLine = onLine;
     // Appended to, never through a link planted in the log's place (PLANTED_LINK).
     const fd = openNoFollowSync(
       path,
@@ -89,6 +95,7 @@ export class GuestProgress {
   }
 
   #guestLine(text: string): void {
+    this.#onLine?.(text);
     this.#log.line("guest", text);
     if (this.#events < HOST_LIMITS.progressEvents) {
       this.#events++;

@@ -2,7 +2,7 @@
 // the ids, which come from the spec at each attach) and the host's own choices for running it.
 // Values of variables passed in with --env are never stored: only their names.
 import { z } from "zod";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, memo } from "../lang/index.js";
 import { checkSettings, firstIssue, type Settings } from "../protocol/index.js";
 import { NotAHostTaskError, noHostSettings } from "./errors.js";
 import { HOST_LIMITS } from "./limits.js";
@@ -20,48 +20,51 @@ export const MAX_ALLOW_ENTRIES = 256;
 export const MAX_PRESETS = 32;
 export const MAX_ENV_NAMES = 64;
 
-const hostSettingsSchema = z
-  .object({
-    version: z.literal(1),
-    /** task.json without taskId, parentTaskId and hop. */
-    guest: z.record(z.string(), z.unknown()),
-    sandbox: z.enum(SANDBOX_CHOICES),
-    allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
-    presets: z.array(z.string()).max(MAX_PRESETS),
-    envNames: z.array(z.string().regex(ENV_NAME)).max(MAX_ENV_NAMES),
-    /** The user's git directory, where the host borrows objects from and fetch writes. */
-    gitDir: z.string().min(1),
-    objectFormat: z.enum(["sha1", "sha256"]),
-    limits: z
-      .object({
-        memoryBytes: z.number().int().min(0).optional(),
-        processes: z.number().int().min(0).optional(),
-        diskBytes: z.number().int().min(0).optional(),
-      })
-      .strict()
-      .optional(),
-    /**
-     * How the host answers the agent's permission prompts beyond the agent's own `approve`
-     * policy: allow and deny rules by tool and pattern (see channel/toolRules.ts), and how long a
-     * prompt waits for a person under `prompt`.
-     */
-    approval: z
-      .object({
-        allow: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
-        deny: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
-        timeoutSeconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(HOST_LIMITS.maxApprovalTimeoutMs / 1000)
-          .optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+// Made on its first use (memo): building a schema of zod's takes a command's start milliseconds.
+const hostSettingsSchema = memo(() =>
+  z
+    .object({
+      version: z.literal(1),
+      /** task.json without taskId, parentTaskId and hop. */
+      guest: z.record(z.string(), z.unknown()),
+      sandbox: z.enum(SANDBOX_CHOICES),
+      allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
+      presets: z.array(z.string()).max(MAX_PRESETS),
+      envNames: z.array(z.string().regex(ENV_NAME)).max(MAX_ENV_NAMES),
+      /** The user's git directory, where the host borrows objects from and fetch writes. */
+      gitDir: z.string().min(1),
+      objectFormat: z.enum(["sha1", "sha256"]),
+      limits: z
+        .object({
+          memoryBytes: z.number().int().min(0).optional(),
+          processes: z.number().int().min(0).optional(),
+          diskBytes: z.number().int().min(0).optional(),
+        })
+        .strict()
+        .optional(),
+      /**
+       * How the host answers the agent's permission prompts beyond the agent's own `approve`
+       * policy: allow and deny rules by tool and pattern (see channel/toolRules.ts), and how long a
+       * prompt waits for a person under `prompt`.
+       */
+      approval: z
+        .object({
+          allow: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
+          deny: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
+          timeoutSeconds: z
+            .number()
+            .int()
+            .min(1)
+            .max(HOST_LIMITS.maxApprovalTimeoutMs / 1000)
+            .optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 
-export type HostSettings = Omit<z.infer<typeof hostSettingsSchema>, "guest"> & {
+export type HostSettings = Omit<z.infer<ReturnType<typeof hostSettingsSchema>>, "guest"> & {
   guest: Settings;
 };
 
@@ -81,12 +84,12 @@ export function hostSettings(input: HostSettingsInput): Record<string, unknown> 
   const guest: Record<string, unknown> = { ...checkSettings(input.guest) };
   for (const field of UNSTORED_FIELDS) guest[field] = undefined;
   const value = { ...input, version: 1, guest: JSON.parse(JSON.stringify(guest)) as unknown };
-  return hostSettingsSchema.parse(value);
+  return hostSettingsSchema().parse(value);
 }
 
 /** Reads the settings of a task from its spec; refuses a task the host did not make. */
 export function readHostSettings(id: string, settings: Record<string, unknown>): HostSettings {
-  const parsed = hostSettingsSchema.safeParse(settings);
+  const parsed = hostSettingsSchema().safeParse(settings);
   if (!parsed.success) {
     throw new NotAHostTaskError(noHostSettings(id, firstIssue(parsed.error, "settings")));
   }

@@ -32,14 +32,17 @@ export {
   ApprovalUnavailableError,
   ChannelPathError,
   MessagesNotTakenError,
+  SpendRecordDamagedError,
+  SpendLedgerBusyError,
 } from "./errors.js";
 export { checkTakesMessages } from "./takesMessages.js";
 export { AGENT_EVENT_TYPE } from "./channel/index.js";
 export { OUTPUT_EVENT_TYPE } from "./channel/index.js";
 export { findAgentProgram } from "./agentProgram.js";
-export { eventText, dollars } from "./eventText.js";
+export { eventText, dollars, spendText } from "./eventText.js";
 export { listFacts, type ListFacts } from "./listFacts.js";
 export { relativeProgram, workingTreeChanges, type WorkingTreeChanges } from "./committedTree.js";
 export { CommandNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
+export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from "./taskSpend.js";
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";

@@ -31,6 +31,13 @@ export const HOST_LIMITS = {
    * whole log (that is results/guest.log), and the events file has its own 32 MiB bound.
    */
   progressEvents: 2000,
+  /**
+   * The runner's phases kept from its trace line when an attach is traced: it times a few dozen
+   * steps, so more than this is a runner that is not warden's.
+   */
+  guestTracePhases: 500,
+  /** The longest name of a runner's phase kept; warden's own are a few words. */
+  guestTraceNameChars: 120,
   /** results/guest.log: the guest's cleaned stderr; a flood past this is dropped. */
   guestLogBytes: 16 * MiB,
   /** How often the executor looks for a cancel request and the time when no notification came. */

@@ -1,5 +1,6 @@
 // What a list shows of a task beyond its state: the agent the host runs it with, the commits it
-// verified, and the cost the agent reported. Read from the store's opaque settings and terminal
+// verified, and its cost: what the relay metered once the task has ended, else what the agent
+// reported. Read from the store's opaque settings and terminal
 // details without checking them whole, so one odd task never keeps a list from showing.
 import type { TaskSummary } from "../store/index.js";
 
@@ -10,7 +11,10 @@ export interface ListFacts {
   changes?: boolean;
   /** Once finished with changes: how many commits the host verified. */
   commits?: number;
-  /** The cost in US dollars the agent reported, when it reported one. */
+  /**
+   * The cost in US dollars: the relay's measure, which the terminal record keeps under
+   * `spend`, or else the agent's own report.
+   */
   costUSD?: number;
 }
 
@@ -28,7 +32,12 @@ export function listFacts(task: Pick<TaskSummary, "settings" | "details">): List
   if (typeof changes === "boolean") facts.changes = changes;
   const commits = field(task.details, "commits");
   if (typeof commits === "number" && Number.isSafeInteger(commits)) facts.commits = commits;
-  const cost = field(field(task.details, "agent"), "costUSD");
-  if (typeof cost === "number" && Number.isFinite(cost) && cost >= 0) facts.costUSD = cost;
+  const measured = field(field(task.details, "spend"), "costUSD");
+  const cost = isCost(measured) ? measured : field(field(task.details, "agent"), "costUSD");
+  if (isCost(cost)) facts.costUSD = cost;
   return facts;
+}
+
+function isCost(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }

@@ -33,6 +33,8 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
       hint: "pass --repo PATH of a git repository",
     });
   }
+  const atOnce = from.startsWith("-") ? undefined : await resolveAtOnce(real, from);
+  if (atOnce !== undefined) return atOnce;
   let gitDir: string;
   let objectFormat: "sha1" | "sha256";
   let workdir: string | undefined;
@@ -91,5 +93,39 @@ export async function resolveStart(repo: string, from = "HEAD"): Promise<TaskSta
     throw new BadRepoError(`git gave a strange commit id for ${cleanLine(from)}`, {
       hint: "check the repository",
     });
+  return { gitDir, repo: real, base, objectFormat, ...(workdir === undefined ? {} : { workdir }) };
+}
+
+/**
+ * The start in one git call, when everything about it is as it should be; undefined otherwise
+ * (not a repository, shallow, no such commit, anything odd), and then resolveStart asks again
+ * step by step, to refuse in the words of the step that fails.
+ */
+async function resolveAtOnce(real: string, from: string): Promise<TaskStart | undefined> {
+  let lines: string[];
+  try {
+    const out = await hostGit(
+      [
+        "rev-parse",
+        "--absolute-git-dir",
+        "--is-shallow-repository",
+        "--show-object-format",
+        "--show-prefix",
+        "--verify",
+        "--end-of-options",
+        `${from}^{commit}`,
+      ],
+      { cwd: real },
+    );
+    lines = out.stdout.split("\n");
+  } catch {
+    return undefined;
+  }
+  const [gitDir, shallow, format, prefix, base] = lines;
+  if (gitDir === undefined || shallow !== "false" || base === undefined || !OID.test(base)) {
+    return undefined;
+  }
+  const workdir = prefix?.replace(/\/$/, "") || undefined;
+  const objectFormat = format === "sha256" ? "sha256" : "sha1";
   return { gitDir, repo: real, base, objectFormat, ...(workdir === undefined ? {} : { workdir }) };
 }

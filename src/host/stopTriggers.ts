@@ -1,13 +1,13 @@
 // Why the host stops a running sandbox: a cancel request (the task's `cancel` file), the task's
 // deadline, the host's own time limit, the host process itself being told to stop, or results
 // the host refused, or a bound of the sandbox (memory, processes, disk) reached, or the model
-// API failing for good (a refused key, nothing listening). The first reason wins; it is reported
-// once.
+// API failing for good (a refused key, nothing listening), or a spending cap reached (the relay's
+// spend gate refused a request). The first reason wins; it is reported once.
 import { watch, type FSWatcher } from "node:fs";
 import { HOST_LIMITS } from "./limits.js";
 
 export type StopReason =
-  "cancel" | "deadline" | "host_timeout" | "interrupt" | "refused" | "bound" | "api";
+  "cancel" | "deadline" | "host_timeout" | "interrupt" | "refused" | "bound" | "api" | "budget";
 
 export interface StopTriggerOptions {
   /** The task's directory, watched for the `cancel` file. */

@@ -19,6 +19,8 @@ export const HOST_FILES = {
   hostLog: "host.log",
   /** One line per distinct egress decision (written by the proxy). */
   proxyLog: "proxy.log",
+  /** What the relay metered for the task over all its attaches (spending/spendRecord.ts). */
+  spend: "spend.json",
 } as const;
 
 /** The store's paths of the task that the host uses, and the host's own. */
@@ -29,6 +31,8 @@ export interface TaskLayout extends Pick<TaskPaths, "id" | "dir" | "results"> {
   guestLog: string;
   hostLog: string;
   proxyLog: string;
+  /** The task's spend record, beside spec.json: it outlives each attach's results. */
+  spend: string;
   /** results/<name> of one result file. */
   result(name: (typeof RESULT_FILE_NAMES)[number]): string;
 }
@@ -46,6 +50,7 @@ export function taskLayout(dataDir: string, id: string): TaskLayout {
     guestLog: join(results, HOST_FILES.guestLog),
     hostLog: join(results, HOST_FILES.hostLog),
     proxyLog: join(results, HOST_FILES.proxyLog),
+    spend: join(dir, HOST_FILES.spend),
     result: (name) => join(results, name),
   };
 }

@@ -3,6 +3,19 @@
 export { definedFields } from "./definedFields.js";
 export { errorMessage } from "./errorMessage.js";
 export { exitCodeOf, exitText } from "./exitStatus.js";
+export { memo } from "./memo.js";
 export { RecentMap } from "./recentMap.js";
 export { within } from "./within.js";
 export { clockText, durationText, isoTime, localizeLineTime, timeText } from "./timeText.js";
+export {
+  NO_TRACE,
+  phaseTrace,
+  processStart,
+  TRACE_ENV,
+  TRACE_LINE,
+  traceFromEnv,
+  traceNow,
+  type EndPhase,
+  type PhaseTrace,
+  type TracedPhase,
+} from "./phaseTrace.js";

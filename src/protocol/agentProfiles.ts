@@ -50,15 +50,17 @@ export const AGENT_PROFILES = {
     api: "anthropic",
   },
   codex: {
-    // Codex CLI has no bound on turns or spending and no permission prompt a program can answer.
-    fields: ["agentProgram"],
+    // Codex CLI has no bound on turns or spending and no permission prompt a program can answer;
+    // its budget is the host's alone, enforced at the relay.
+    fields: ["agentProgram", "maxBudgetUSD"],
     program: "codex",
     install: "Codex CLI (`npm install -g @openai/codex`)",
     api: "openai",
   },
   gemini: {
-    // Gemini CLI bounds model calls (maxSessionTurns) but not spending, and asks no program.
-    fields: ["agentProgram", "maxTurns"],
+    // Gemini CLI bounds model calls (maxSessionTurns) but not spending, and asks no program;
+    // its budget is the host's alone, enforced at the relay.
+    fields: ["agentProgram", "maxTurns", "maxBudgetUSD"],
     program: "gemini",
     install: "Gemini CLI (`npm install -g @google/gemini-cli`)",
     api: "gemini",

@@ -1,6 +1,7 @@
 // task.json: how the guest runs the task. Checked by the host before it writes the share and
 // by the guest before it runs anything; both refuse unknown fields.
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { firstIssue } from "./schemaIssue.js";
 import { BadSettingsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
@@ -57,21 +58,23 @@ const settingText = z
     `over ${LIMITS.settingTextBytes} bytes`,
   );
 
-const toolPatterns = z
-  .array(
-    z
-      .string()
-      .refine(
-        (p) => Buffer.byteLength(p) <= MAX_TOOL_PATTERN_BYTES,
-        `a tool pattern is over ${MAX_TOOL_PATTERN_BYTES} bytes`,
-      )
-      .refine((p) => !CONTROL.test(p), "a tool pattern has a control character")
-      .refine(
-        (p) => TOOL_PATTERN.test(p),
-        "not a tool pattern: a tool name such as Bash or mcp__server__tool, then an optional rule in parentheses",
-      ),
-  )
-  .max(MAX_TOOL_PATTERNS);
+const toolPatterns = memo(() =>
+  z
+    .array(
+      z
+        .string()
+        .refine(
+          (p) => Buffer.byteLength(p) <= MAX_TOOL_PATTERN_BYTES,
+          `a tool pattern is over ${MAX_TOOL_PATTERN_BYTES} bytes`,
+        )
+        .refine((p) => !CONTROL.test(p), "a tool pattern has a control character")
+        .refine(
+          (p) => TOOL_PATTERN.test(p),
+          "not a tool pattern: a tool name such as Bash or mcp__server__tool, then an optional rule in parentheses",
+        ),
+    )
+    .max(MAX_TOOL_PATTERNS),
+);
 
 // A system prompt may have lines and tabs; every other control character is refused.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
@@ -92,133 +95,141 @@ export const GIT_EMAIL = settingText
     "gitEmail has a space, control character, < or >",
   );
 
-export const settingsSchema = z
-  .object({
-    /** The task these settings belong to, for the environment protocol. */
-    taskId: z.string().regex(TASK_ID, "not a task id").optional(),
-    parentTaskId: z.string().regex(TASK_ID, "not a task id").optional(),
-    hop: z.number().int().min(0).max(MAX_HOP).optional(),
-    agent: z.enum(AGENTS),
-    /** The argv of the `command` agent; the prompt arrives on its stdin. */
-    command: z
-      .array(
-        z
-          .string()
-          .max(MAX_COMMAND_ARG_BYTES)
-          .refine((a) => !a.includes("\0"), "an argument has a NUL byte"),
-      )
-      .min(1)
-      .max(MAX_COMMAND_ARGS)
-      .optional(),
-    /**
-     * Extra environment for the agent: the placeholder API key, and the variables the user
-     * passed in. WARDEN_* names belong to the environment protocol and are refused.
-     */
-    env: z
-      .record(
-        z.string(),
-        z
-          .string()
-          .refine((v) => !v.includes("\0"), "a value has a NUL byte")
-          .refine(
-            (v) => Buffer.byteLength(v) <= MAX_AGENT_ENV_VALUE_BYTES,
-            `a value is over ${MAX_AGENT_ENV_VALUE_BYTES} bytes`,
-          ),
-      )
-      .superRefine((env, ctx) => {
-        const names = Object.keys(env);
-        if (names.length > MAX_AGENT_ENV) {
-          ctx.addIssue({ code: "custom", message: `more than ${MAX_AGENT_ENV} variables` });
-        }
-        for (const name of names) {
-          if (!ENV_NAME.test(name)) {
-            ctx.addIssue({ code: "custom", message: "not a portable variable name", path: [name] });
-          } else if (name.toUpperCase().startsWith("WARDEN_")) {
-            ctx.addIssue({
-              code: "custom",
-              message: "WARDEN_ variables are warden's own",
-              path: [name],
-            });
+// The schema is made on its first use (memo): building it takes a command's start milliseconds,
+// and most commands never check settings.
+export const settingsSchema = memo(() =>
+  z
+    .object({
+      /** The task these settings belong to, for the environment protocol. */
+      taskId: z.string().regex(TASK_ID, "not a task id").optional(),
+      parentTaskId: z.string().regex(TASK_ID, "not a task id").optional(),
+      hop: z.number().int().min(0).max(MAX_HOP).optional(),
+      agent: z.enum(AGENTS),
+      /** The argv of the `command` agent; the prompt arrives on its stdin. */
+      command: z
+        .array(
+          z
+            .string()
+            .max(MAX_COMMAND_ARG_BYTES)
+            .refine((a) => !a.includes("\0"), "an argument has a NUL byte"),
+        )
+        .min(1)
+        .max(MAX_COMMAND_ARGS)
+        .optional(),
+      /**
+       * Extra environment for the agent: the placeholder API key, and the variables the user
+       * passed in. WARDEN_* names belong to the environment protocol and are refused.
+       */
+      env: z
+        .record(
+          z.string(),
+          z
+            .string()
+            .refine((v) => !v.includes("\0"), "a value has a NUL byte")
+            .refine(
+              (v) => Buffer.byteLength(v) <= MAX_AGENT_ENV_VALUE_BYTES,
+              `a value is over ${MAX_AGENT_ENV_VALUE_BYTES} bytes`,
+            ),
+        )
+        .superRefine((env, ctx) => {
+          const names = Object.keys(env);
+          if (names.length > MAX_AGENT_ENV) {
+            ctx.addIssue({ code: "custom", message: `more than ${MAX_AGENT_ENV} variables` });
           }
-        }
-      })
-      .optional(),
-    /** Tool patterns the agent may use without asking (`--allowedTools`). */
-    allowedTools: toolPatterns.optional(),
-    /** Tool patterns the agent may never use (`--disallowedTools`); they win over allowedTools. */
-    disallowedTools: toolPatterns.optional(),
-    /** Text appended to the agent's own system prompt. */
-    appendSystemPrompt: z
-      .string()
-      .min(1)
-      .refine(
-        (t) => Buffer.byteLength(t) <= MAX_APPEND_SYSTEM_PROMPT_BYTES,
-        `over ${MAX_APPEND_SYSTEM_PROMPT_BYTES} bytes`,
-      )
-      .refine((t) => !PROMPT_CONTROL.test(t), "has a control character")
-      .optional(),
-    /** How permission prompts are answered; absent means "always" (unattended: the sandbox is the bound). */
-    approve: z.enum(APPROVE_POLICIES).optional(),
-    /** The agent's program inside the sandbox, an absolute path; absent: its usual name on PATH. */
-    agentProgram: z
-      .string()
-      .refine(
-        (p) => Buffer.byteLength(p) <= MAX_AGENT_PROGRAM_BYTES,
-        `over ${MAX_AGENT_PROGRAM_BYTES} bytes`,
-      )
-      .refine((p) => p.startsWith("/"), "not an absolute path")
-      .refine((p) => !CONTROL.test(p), "has a control character")
-      .optional(),
-    model: settingText
-      .refine((m) => !m.startsWith("-"), "model starts with '-'")
-      .refine((m) => !/\s/.test(m) && !CONTROL.test(m), "model has a space or control character")
-      .optional(),
-    maxTurns: count(LIMITS.maxTurns).optional(),
-    maxBudgetUSD: z.number().min(0).max(LIMITS.maxBudgetUSD).optional(),
-    timeoutSeconds: count(LIMITS.timeoutSeconds).optional(),
-    gitName: GIT_NAME.optional(),
-    gitEmail: GIT_EMAIL.optional(),
-    /**
-     * The directory of the repository the agent runs in, relative to its top (`--repo` named a
-     * subdirectory); absent: the top. Plain names only: no `.`, `..` or `.git` part, no control
-     * character, so it can never lead out of the workspace or into git's own files.
-     */
-    workdir: settingText
-      .refine(
-        (d) =>
-          d
-            .split("/")
-            .every((part) => part !== "" && part !== "." && part !== ".." && part !== ".git"),
-        "workdir is not a relative path of plain names",
-      )
-      .refine((d) => !CONTROL.test(d), "workdir has a control character")
-      .optional(),
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.agent === "command" && s.command === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: "the command agent needs a command",
-        path: ["command"],
-      });
-    }
-    for (const field of AGENT_ONLY_FIELDS) {
-      if (s[field] !== undefined && !agentTakes(s.agent, field)) {
+          for (const name of names) {
+            if (!ENV_NAME.test(name)) {
+              ctx.addIssue({
+                code: "custom",
+                message: "not a portable variable name",
+                path: [name],
+              });
+            } else if (name.toUpperCase().startsWith("WARDEN_")) {
+              ctx.addIssue({
+                code: "custom",
+                message: "WARDEN_ variables are warden's own",
+                path: [name],
+              });
+            }
+          }
+        })
+        .optional(),
+      /** Tool patterns the agent may use without asking (`--allowedTools`). */
+      allowedTools: toolPatterns().optional(),
+      /** Tool patterns the agent may never use (`--disallowedTools`); they win over allowedTools. */
+      disallowedTools: toolPatterns().optional(),
+      /** Text appended to the agent's own system prompt. */
+      appendSystemPrompt: z
+        .string()
+        .min(1)
+        .refine(
+          (t) => Buffer.byteLength(t) <= MAX_APPEND_SYSTEM_PROMPT_BYTES,
+          `over ${MAX_APPEND_SYSTEM_PROMPT_BYTES} bytes`,
+        )
+        .refine((t) => !PROMPT_CONTROL.test(t), "has a control character")
+        .optional(),
+      /** How permission prompts are answered; absent means "always" (unattended: the sandbox is the bound). */
+      approve: z.enum(APPROVE_POLICIES).optional(),
+      /** The agent's program inside the sandbox, an absolute path; absent: its usual name on PATH. */
+      agentProgram: z
+        .string()
+        .refine(
+          (p) => Buffer.byteLength(p) <= MAX_AGENT_PROGRAM_BYTES,
+          `over ${MAX_AGENT_PROGRAM_BYTES} bytes`,
+        )
+        .refine((p) => p.startsWith("/"), "not an absolute path")
+        .refine((p) => !CONTROL.test(p), "has a control character")
+        .optional(),
+      model: settingText
+        .refine((m) => !m.startsWith("-"), "model starts with '-'")
+        .refine((m) => !/\s/.test(m) && !CONTROL.test(m), "model has a space or control character")
+        .optional(),
+      maxTurns: count(LIMITS.maxTurns).optional(),
+      maxBudgetUSD: z.number().min(0).max(LIMITS.maxBudgetUSD).optional(),
+      timeoutSeconds: count(LIMITS.timeoutSeconds).optional(),
+      gitName: GIT_NAME.optional(),
+      gitEmail: GIT_EMAIL.optional(),
+      /**
+       * The directory of the repository the agent runs in, relative to its top (`--repo` named a
+       * subdirectory); absent: the top. Plain names only: no `.`, `..` or `.git` part, no control
+       * character, so it can never lead out of the workspace or into git's own files.
+       */
+      workdir: settingText
+        .refine(
+          (d) =>
+            d
+              .split("/")
+              .every((part) => part !== "" && part !== "." && part !== ".." && part !== ".git"),
+          "workdir is not a relative path of plain names",
+        )
+        .refine((d) => !CONTROL.test(d), "workdir has a control character")
+        .optional(),
+    })
+    .strict()
+    .superRefine((s, ctx) => {
+      if (s.agent === "command" && s.command === undefined) {
         ctx.addIssue({
           code: "custom",
-          message: `the ${s.agent} agent does not take ${field}`,
-          path: [field],
+          message: "the command agent needs a command",
+          path: ["command"],
         });
       }
-    }
-  });
+      for (const field of AGENT_ONLY_FIELDS) {
+        if (s[field] !== undefined && !agentTakes(s.agent, field)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `the ${s.agent} agent does not take ${field}`,
+            path: [field],
+          });
+        }
+      }
+    }),
+);
 
-export type Settings = z.infer<typeof settingsSchema>;
+export type Settings = z.infer<ReturnType<typeof settingsSchema>>;
 
 /** Checks a settings value (already parsed JSON, or built in code). Throws BadSettingsError. */
 export function checkSettings(value: unknown): Settings {
-  const parsed = settingsSchema.safeParse(value);
+  const parsed = settingsSchema().safeParse(value);
   if (!parsed.success) {
     throw new BadSettingsError(`bad settings: ${firstIssue(parsed.error, "task.json")}`, {
       hint: "fix task.json: unknown fields, negative or non-finite numbers and unsafe names are refused",

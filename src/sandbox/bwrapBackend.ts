@@ -187,10 +187,17 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     const bwrap = this.host.bwrap;
     if (bwrap === null)
       return { ok: false, why: "bubblewrap (bwrap) is not installed", fix: INSTALL_FIX };
+    // The version, the trial sandbox and the cgroups are looked at side by side; what they find
+    // is judged in that order, so a bubblewrap too old for the trial's options is refused for
+    // its version, whatever its trial said.
+    const asked = run(bwrap, ["--version"]);
+    const trying = this.trialRun();
+    this.cgroupHost().catch(() => undefined);
     let versionText: string;
     try {
-      versionText = (await run(bwrap, ["--version"])).stdout.trim();
+      versionText = (await asked).stdout.trim();
     } catch (error) {
+      await trying;
       return {
         ok: false,
         why: `${bwrap} --version failed: ${cleanLine(String(error))}`,
@@ -199,9 +206,10 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     }
     const version = parseVersion(versionText);
     if (version === null || !atLeast(version, MIN_VERSION)) {
+      await trying;
       return { ok: false, why: `${cleanLine(versionText)} is older than 0.8.0`, fix: INSTALL_FIX };
     }
-    const trial = await this.trialRun();
+    const trial = await trying;
     if (trial === "no seccomp") {
       return {
         ok: false,
@@ -347,13 +355,13 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         killQuietly(spawned.pid);
         await cgroup?.killAll();
       },
-      bounds: async (): Promise<SandboxBound | null> => {
+      bounds: async (ended: boolean): Promise<SandboxBound | null> => {
         if (limits.memoryBytes !== undefined && (await cgroup?.outOfMemory()) === true)
           return { bound: "memory", detail: `the memory bound of ${mib(limits.memoryBytes)}` };
         if (limits.processes !== undefined && (await cgroup?.processLimitReached()) === true)
           return { bound: "processes", detail: `the bound of ${limits.processes} processes` };
         if (limits.diskBytes !== undefined)
-          return diskBoundReached(request.workspace, limits.diskBytes);
+          return diskBoundReached(request.workspace, limits.diskBytes, ended);
         return null;
       },
       cleanup: async () => {

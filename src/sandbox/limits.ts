@@ -51,6 +51,12 @@ export const SANDBOX_LIMITS = {
    * starts from scratch. A workspace within its file bound is read in well under this.
    */
   measureMs: 30_000,
+  /**
+   * After the sandbox has ended, a workspace of at most this many entries is measured by the
+   * host itself, synchronously (about 5 ms at most) rather than by two du processes; a larger
+   * one by du, which walks it on another core without holding up the host's event loop.
+   */
+  settledMeasureEntries: 2_000,
   /** The smallest disk bound accepted: a clone and a commit need a few MiB. */
   minDiskBytes: 16 * MiB,
   /** /tmp inside bwrap is RAM-backed and counts against memory; never larger than this. */
@@ -74,6 +80,14 @@ export const SANDBOX_LIMITS = {
    * it (a dying process leaves its cgroup a moment after the exit is reported).
    */
   cgroupRemoveMs: 2_000,
+  /**
+   * The first pause before a cgroup whose last process is still leaving is tried again: the
+   * kernel lets go of an exited process within about a millisecond, and the task's end waits
+   * for this. Each further pause doubles, up to cgroupRemovePauseMs.
+   */
+  cgroupRemoveFirstPauseMs: 1,
+  /** The longest pause between two tries at removing a cgroup. */
+  cgroupRemovePauseMs: 20,
   /** The smallest memory limit accepted: Node alone needs about this much to start. */
   minMemoryBytes: 32 * MiB,
   /**

@@ -11,8 +11,11 @@ export interface SandboxControl {
   findRunner(): Promise<number | null>;
   /** SIGKILL to every process of the sandbox. */
   killAll(): Promise<void>;
-  /** The first bound the sandbox has reached, looked at now; null for none. */
-  bounds(): Promise<SandboxBound | null>;
+  /**
+   * The first bound the sandbox has reached, looked at now; null for none. `ended` says the
+   * sandbox has exited, so nothing changes what is measured.
+   */
+  bounds(ended: boolean): Promise<SandboxBound | null>;
   /** After the exit: remove cgroups and temporary files; returns what could not be removed. */
   cleanup(): Promise<{ outOfMemory: boolean; warnings: string[] }>;
 }
@@ -65,7 +68,7 @@ export class StartedSandbox implements RunningSandbox {
       this.ended = true;
       clearInterval(this.boundTimer);
       // A bound reached in the last moments (the kill that ended the runner) still counts.
-      this.record(await control.bounds().catch(() => null));
+      this.record(await control.bounds(true).catch(() => null));
       const cleaned = await control.cleanup();
       this.warnings.push(...cleaned.warnings);
       const outOfMemory = cleaned.outOfMemory || this.bound?.bound === "memory";
@@ -83,7 +86,7 @@ export class StartedSandbox implements RunningSandbox {
     if (this.measuring || this.bound !== null) return;
     this.measuring = true;
     try {
-      const seen = await this.control.bounds().catch(() => null);
+      const seen = await this.control.bounds(false).catch(() => null);
       if (!this.hasEnded()) this.record(seen);
     } finally {
       this.measuring = false;

@@ -2,6 +2,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { SANDBOX_LIMITS } from "./limits.js";
+import { measureSettledTree } from "./measureSettledTree.js";
 
 const run = promisify(execFile);
 
@@ -41,17 +42,24 @@ async function duTotal(dir: string, what: "bytes" | "inodes"): Promise<number | 
   }
 }
 
-/** The workspace's disk bound, if reached: its bytes, or its count of files. */
+/**
+ * The workspace's disk bound, if reached: its bytes, or its count of files. `settled` says the
+ * sandbox has ended, so a small workspace is measured in this process instead of by du.
+ */
 export async function diskBoundReached(
   workspace: string,
   diskBytes: number,
+  settled = false,
 ): Promise<SandboxBound | null> {
-  // Two walks of the same tree, one process each: at the same time, since the last look runs
+  const measured = settled
+    ? measureSettledTree(workspace, SANDBOX_LIMITS.settledMeasureEntries)
+    : undefined;
+  // Else two walks of the same tree, one process each, at the same time: the last look runs
   // after the sandbox ends, between the runner's exit and the task's end.
-  const [bytes, files] = await Promise.all([
-    duTotal(workspace, "bytes"),
-    duTotal(workspace, "inodes"),
-  ]);
+  const [bytes, files] =
+    measured === undefined
+      ? await Promise.all([duTotal(workspace, "bytes"), duTotal(workspace, "inodes")])
+      : [measured.bytes, measured.entries];
   if (bytes !== null && bytes > diskBytes) {
     return { bound: "disk", detail: `the workspace's disk bound of ${mib(diskBytes)}` };
   }

@@ -116,13 +116,15 @@ export class SandboxCgroup {
   }
 
   /**
-   * Removes the directories once empty. A killed process leaves its cgroup a moment after its
-   * exit is reported, so this retries for a while, then gives up and says which remain.
+   * Removes the directories once empty. A process leaves its cgroup a moment after its exit is
+   * reported (about half the time a first rmdir finds it still there), so this retries after a
+   * pause that starts at a millisecond and doubles, then gives up and says which remain.
    */
   async remove(): Promise<string[]> {
     const deadline = Date.now() + SANDBOX_LIMITS.cgroupRemoveMs;
     const left: string[] = [];
     for (const dir of this.dirs) {
+      let pause: number = SANDBOX_LIMITS.cgroupRemoveFirstPauseMs;
       for (;;) {
         try {
           await rmdir(dir.path);
@@ -135,7 +137,8 @@ export class SandboxCgroup {
             break;
           }
           killPids(await procsOf(dir));
-          await sleep(20);
+          await sleep(pause);
+          pause = Math.min(2 * pause, SANDBOX_LIMITS.cgroupRemovePauseMs);
         }
       }
     }

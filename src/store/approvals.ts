@@ -4,7 +4,6 @@
 // executor answers it itself with a denial when nobody did in time, or when the task ends.
 // A request is answered once: the first answer under the lock wins, every later one is refused.
 import { existsSync } from "node:fs";
-import { z } from "zod";
 import { cutText } from "../protocol/index.js";
 import { withBriefLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
@@ -22,6 +21,16 @@ import {
 } from "./errors.js";
 import { STORE_LIMITS } from "./limits.js";
 import { readTerminal } from "./readTask.js";
+import {
+  arrayOf,
+  int,
+  nullable,
+  oneOf,
+  optional,
+  strictObject,
+  text,
+  type ShapeOf,
+} from "./recordShape.js";
 import type { TaskPaths } from "./taskDir.js";
 
 export const APPROVAL_DECISIONS = ["allow", "deny"] as const;
@@ -31,32 +40,30 @@ export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export const APPROVAL_ANSWERERS = ["person", "timeout", "ended"] as const;
 export type ApprovalAnswerer = (typeof APPROVAL_ANSWERERS)[number];
 
-const requestSchema = z
-  .object({
-    /** 1, 2, 3... in the order the agent asked, over the task's whole life. */
-    n: z.number().int().min(1).max(STORE_LIMITS.approvalRequests),
-    /** The tool the agent wants to call, as it named it (sandbox text: clean before showing). */
-    tool: z.string(),
-    /** One line of what the call would do (sandbox text). */
-    input: z.string(),
-    askedAt: z.number().int(),
-    /** Which attach of the task asked. */
-    attempt: z.number().int().min(0),
-    state: z.enum(["pending", "answered"]),
-    decision: z.enum(APPROVAL_DECISIONS).optional(),
-    answeredBy: z.enum(APPROVAL_ANSWERERS).optional(),
-    /** The task a person answered from (null: from outside any task). */
-    by: z.string().nullable().optional(),
-    reason: z.string().optional(),
-    answeredAt: z.number().int().optional(),
-  })
-  .strict();
+const isApprovalRequest = strictObject({
+  /** 1, 2, 3... in the order the agent asked, over the task's whole life. */
+  n: int(1, STORE_LIMITS.approvalRequests),
+  /** The tool the agent wants to call, as it named it (sandbox text: clean before showing). */
+  tool: text,
+  /** One line of what the call would do (sandbox text). */
+  input: text,
+  askedAt: int(),
+  /** Which attach of the task asked. */
+  attempt: int(0),
+  state: oneOf(["pending", "answered"]),
+  decision: optional(oneOf(APPROVAL_DECISIONS)),
+  answeredBy: optional(oneOf(APPROVAL_ANSWERERS)),
+  /** The task a person answered from (null: from outside any task). */
+  by: optional(nullable(text)),
+  reason: optional(text),
+  answeredAt: optional(int()),
+});
 
-export type ApprovalRequest = z.infer<typeof requestSchema>;
+export type ApprovalRequest = ShapeOf<typeof isApprovalRequest>;
 
-const fileSchema = z
-  .object({ requests: z.array(requestSchema).max(STORE_LIMITS.approvalRequests) })
-  .strict();
+const isApprovalsFile = strictObject({
+  requests: arrayOf(isApprovalRequest, STORE_LIMITS.approvalRequests),
+});
 
 /** What an answer says. */
 export interface ApprovalAnswer {
@@ -70,11 +77,10 @@ export interface ApprovalAnswer {
 export async function readApprovals(paths: TaskPaths): Promise<ApprovalRequest[]> {
   const value = await readJsonFile(paths.approvals);
   if (value === undefined) return [];
-  const parsed = fileSchema.safeParse(value);
-  if (!parsed.success) {
+  if (!isApprovalsFile(value)) {
     throw new StoreCorruptError(damaged(paths.approvals, "not a list of approvals"));
   }
-  return parsed.data.requests;
+  return value.requests;
 }
 
 async function writeApprovals(

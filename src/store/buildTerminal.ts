@@ -5,7 +5,7 @@ import { STORE_LIMITS } from "./limits.js";
 import {
   STOPPED_BY,
   TERMINAL_STATES,
-  terminalRecordSchema,
+  isTerminalRecord,
   type CancelRequest,
   type StoppedBy,
   type TerminalRecord,
@@ -68,5 +68,6 @@ export function buildTerminal(
     }
     record.details = input.details;
   }
-  return terminalRecordSchema.parse(record);
+  if (!isTerminalRecord(record)) throw new BadTerminalError("the terminal record is not valid");
+  return record;
 }

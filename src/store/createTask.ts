@@ -20,7 +20,7 @@ import {
 } from "./errors.js";
 import { ensureRealDir } from "./noFollow.js";
 import { readCancelSync, readSpec, readTerminal } from "./readTask.js";
-import { checkSpecInput, resolveHop, titleOf, type StoredSpec } from "./spec.js";
+import { resolveHop, titleOf, type StoredSpec } from "./spec.js";
 import { TASK_FILES, type TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
 import type { CancelRequest } from "./terminalRecord.js";
@@ -76,6 +76,8 @@ export async function createTask(
   value: unknown,
   options: CreateOptions = {},
 ): Promise<StoredSpec> {
+  // The input's schema is zod's, which only creating a task needs: loaded here, on first use.
+  const { checkSpecInput } = await import("./specInput.js");
   const input = checkSpecInput(value);
   const now = ctx.now();
   const current = currentTask(ctx.env);

@@ -2,7 +2,6 @@
 // pending → in_flight (the executor took it) → delivered (with a reply cut to 4 KiB). A task
 // takes at most 16 messages over its life, and none once it has finished or is being cancelled.
 import { existsSync } from "node:fs";
-import { z } from "zod";
 import { cutText, TASK_ID } from "../protocol/index.js";
 import { withBriefLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
@@ -22,41 +21,48 @@ import {
 } from "./errors.js";
 import { STORE_LIMITS } from "./limits.js";
 import { decodeInputText } from "./inputText.js";
+import {
+  arrayOf,
+  bool,
+  int,
+  matching,
+  nullable,
+  oneOf,
+  optional,
+  strictObject,
+  text,
+  type ShapeOf,
+} from "./recordShape.js";
 import type { TaskPaths } from "./taskDir.js";
 import { readTerminal } from "./readTask.js";
 
 export const MESSAGE_STATES = ["pending", "in_flight", "delivered"] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
 
-const messageSchema = z
-  .object({
-    /** 1 to 16, in the order the messages arrived. */
-    n: z.number().int().min(1).max(STORE_LIMITS.inboxMessages),
-    /** The sending task, or null from outside any task. */
-    from: z.string().regex(TASK_ID).nullable(),
-    at: z.number().int(),
-    body: z.string(),
-    state: z.enum(MESSAGE_STATES),
-    takenAt: z.number().int().optional(),
-    deliveredAt: z.number().int().optional(),
-    reply: z.string().optional(),
-    replyCut: z.boolean().optional(),
-  })
-  .strict();
+const isInboxMessage = strictObject({
+  /** 1 to 16, in the order the messages arrived. */
+  n: int(1, STORE_LIMITS.inboxMessages),
+  /** The sending task, or null from outside any task. */
+  from: nullable(matching(TASK_ID)),
+  at: int(),
+  body: text,
+  state: oneOf(MESSAGE_STATES),
+  takenAt: optional(int()),
+  deliveredAt: optional(int()),
+  reply: optional(text),
+  replyCut: optional(bool),
+});
 
-export type InboxMessage = z.infer<typeof messageSchema>;
+export type InboxMessage = ShapeOf<typeof isInboxMessage>;
 
-const inboxSchema = z
-  .object({ messages: z.array(messageSchema).max(STORE_LIMITS.inboxMessages) })
-  .strict();
+const isInbox = strictObject({ messages: arrayOf(isInboxMessage, STORE_LIMITS.inboxMessages) });
 
 /** Reads inbox.json without a lock: it is only ever replaced whole. */
 export async function readInbox(paths: TaskPaths): Promise<InboxMessage[]> {
   const value = await readJsonFile(paths.inbox);
   if (value === undefined) return [];
-  const parsed = inboxSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(damaged(paths.inbox, "not an inbox"));
-  return parsed.data.messages;
+  if (!isInbox(value)) throw new StoreCorruptError(damaged(paths.inbox, "not an inbox"));
+  return value.messages;
 }
 
 /** Runs `fn` holding inbox.lock; a lock that stays taken for 10 s is an error, not a hang. */

@@ -35,7 +35,8 @@ export {
   type AwaitApprovalOptions,
 } from "./approvals.js";
 export type { ReplyOutcome, AwaitReplyOptions } from "./awaitReply.js";
-export { taskSpecInputSchema, type TaskSpecInput, type TaskSpec, type StoredSpec } from "./spec.js";
+export { taskSpecInputSchema, type TaskSpecInput } from "./specInput.js";
+export type { TaskSpec, StoredSpec } from "./spec.js";
 export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
 export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";

@@ -4,21 +4,21 @@
 import { existsSync, readdirSync } from "node:fs";
 import { parseJsonFile, readJsonFile } from "./atomicFile.js";
 import { damaged, noSuchTask, StoreCorruptError, TaskNotFoundError } from "./errors.js";
-import { storedSpecSchema, type StoredSpec, type TaskSpec } from "./spec.js";
+import { isStoredSpec, type StoredSpec, type TaskSpec } from "./spec.js";
 import type { TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
 import { readTextNoFollow, readTextNoFollowSync } from "./noFollow.js";
 import {
-  cancelRequestSchema,
-  terminalRecordSchema,
+  isCancelRequest,
+  isTerminalRecord,
   type CancelRequest,
   type TerminalRecord,
 } from "./terminalRecord.js";
 
 function parseSpec(path: string, text: string): StoredSpec {
-  const parsed = storedSpecSchema.safeParse(parseJsonFile(path, text));
-  if (!parsed.success) throw new StoreCorruptError(damaged(path, "not a task spec"));
-  return parsed.data;
+  const value = parseJsonFile(path, text);
+  if (!isStoredSpec(value)) throw new StoreCorruptError(damaged(path, "not a task spec"));
+  return value;
 }
 
 function isMissing(error: unknown): boolean {
@@ -63,9 +63,8 @@ export async function readFullSpec(paths: TaskPaths): Promise<TaskSpec> {
 
 function parseTerminal(path: string, value: unknown): TerminalRecord | undefined {
   if (value === undefined) return undefined;
-  const parsed = terminalRecordSchema.safeParse(value);
-  if (!parsed.success) throw new StoreCorruptError(damaged(path, "not a terminal record"));
-  return parsed.data;
+  if (!isTerminalRecord(value)) throw new StoreCorruptError(damaged(path, "not a terminal record"));
+  return value;
 }
 
 export async function readTerminal(paths: TaskPaths): Promise<TerminalRecord | undefined> {
@@ -86,11 +85,16 @@ export function readCancelSync(paths: TaskPaths): CancelRequest | undefined {
   if (!existsSync(paths.cancel)) return undefined;
   const text = readTextIfThereSync(paths.cancel);
   if (text === undefined) return undefined;
+  let value: unknown;
   try {
-    return cancelRequestSchema.parse(JSON.parse(text));
+    value = JSON.parse(text);
   } catch (error) {
     throw new StoreCorruptError(damaged(paths.cancel, "not a cancel request"), { cause: error });
   }
+  if (!isCancelRequest(value)) {
+    throw new StoreCorruptError(damaged(paths.cancel, "not a cancel request"));
+  }
+  return value;
 }
 
 /** The ids of the children a task has had that still exist. */

@@ -105,6 +105,27 @@ export interface ListFilter {
    * record). Such a task is left out of the list, so one damaged task never hides the others.
    */
   onDamaged?: (id: string, error: StoreCorruptError) => void;
+  /**
+   * Summaries the caller already holds, by id, returned as given without reading the task's
+   * files: a finished task's summary never changes. A task no longer in the store is still
+   * left out, so removed tasks do not linger.
+   */
+  known?: ReadonlyMap<string, TaskSummary>;
+}
+
+/** One task's summary for the list, or undefined when it is gone, damaged or filtered out. */
+function readListed(ctx: StoreContext, id: string, filter: ListFilter): TaskSummary | undefined {
+  const paths = ctx.paths(id);
+  try {
+    const spec = readSpecSync(paths);
+    if (spec === undefined) return undefined;
+    if (filter.parent !== undefined && spec.parent !== filter.parent) return undefined;
+    return summarize(paths, spec);
+  } catch (error) {
+    if (!(error instanceof StoreCorruptError)) throw error;
+    filter.onDamaged?.(id, error);
+    return undefined;
+  }
 }
 
 /** Every task, oldest first. Tasks removed while listing are left out. */
@@ -117,18 +138,10 @@ export async function listSummaries(
   for (let i = 0; i < ids.length; i++) {
     if (i > 0 && i % LIST_BATCH === 0) await new Promise((r) => setImmediate(r));
     const id = ids[i] ?? "";
-    const paths = ctx.paths(id);
-    let summary: TaskSummary;
-    try {
-      const spec = readSpecSync(paths);
-      if (spec === undefined) continue;
-      if (filter.parent !== undefined && spec.parent !== filter.parent) continue;
-      summary = summarize(paths, spec);
-    } catch (error) {
-      if (!(error instanceof StoreCorruptError)) throw error;
-      filter.onDamaged?.(id, error);
-      continue;
-    }
+    const known = filter.known?.get(id);
+    const summary = known === undefined ? readListed(ctx, id, filter) : known;
+    if (summary === undefined) continue;
+    if (filter.parent !== undefined && summary.parent !== filter.parent) continue;
     if (filter.states !== undefined && !filter.states.includes(summary.state)) continue;
     out.push(summary);
   }

@@ -97,7 +97,7 @@ import {
   type RemoveOptions,
 } from "./removeTask.js";
 import { parentHasFinished, recordSettlement, settlementFor } from "./settle.js";
-import type { TaskSpecInput } from "./spec.js";
+import type { TaskSpecInput } from "./specInput.js";
 import {
   listSummaries,
   summarize,

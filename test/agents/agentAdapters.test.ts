@@ -348,12 +348,10 @@ describe("the codex and gemini outcomes use the run's last result", () => {
 
 describe("settings the codex and gemini agents do not take are refused", () => {
   const refused: readonly [string, Record<string, unknown>][] = [
-    ["codex", { maxBudgetUSD: 1 }],
     ["codex", { maxTurns: 5 }],
     ["codex", { approve: "always" }],
     ["codex", { allowedTools: ["Bash"] }],
     ["codex", { appendSystemPrompt: "be brief" }],
-    ["gemini", { maxBudgetUSD: 1 }],
     ["gemini", { approve: "never" }],
     ["gemini", { disallowedTools: ["Bash"] }],
     ["gemini", { command: ["true"] }],
@@ -379,5 +377,11 @@ describe("settings the codex and gemini agents do not take are refused", () => {
       checkSettings({ agent: "gemini", agentProgram: "/bin/gemini", maxTurns: 3 }).maxTurns,
       3,
     );
+  });
+
+  test("every agent takes maxBudgetUSD: the host enforces it at the relay", () => {
+    for (const agent of ["claude", "codex", "gemini"] as const) {
+      assert.equal(checkSettings({ agent, maxBudgetUSD: 0.5 }).maxBudgetUSD, 0.5);
+    }
   });
 });

@@ -104,7 +104,6 @@ describeCli("the warden command", (ws) => {
     );
     // A setting the agent does not take is refused in the flag's own words.
     for (const [agent, flag, value] of [
-      ["codex", "--max-budget-usd", "1"],
       ["codex", "--max-turns", "3"],
       ["gemini", "--approve", "prompt"],
       ["gemini", "--append-system-prompt", "be brief"],

@@ -4,12 +4,12 @@
 // and the first answer wins.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { after, afterEach, before, describe, test } from "node:test";
-import { startScriptedAnthropic, type ScriptedAnthropic } from "../support/scriptedAnthropic.js";
+import { describe, test } from "node:test";
+import type { ScriptedAnthropic } from "../support/scriptedAnthropic.js";
 import { skipWhen } from "../support/skipWhen.js";
 import { withTestBounds } from "../support/testBounds.js";
-import { claudeEnv, NO_CLAUDE_SYSTEM, warden } from "./claudeTasks.js";
-import { CLI_MAIN, workspace, type Workspace } from "./fixtures.js";
+import { claudeEnv, claudeSuite, NO_CLAUDE_SYSTEM, warden } from "./claudeTasks.js";
+import { CLI_MAIN, type Workspace } from "./fixtures.js";
 
 /** Why no pseudo-terminal can be had here: `script` comes with util-linux. */
 const NO_SCRIPT =
@@ -73,29 +73,17 @@ function onTerminal(ws: Workspace, api: ScriptedAnthropic, args: string[]): Term
 const QUESTION = /request 1: allow Bash: echo yes > approved\.txt\? \[y\/n\/a\/\?\]/;
 
 describe("the approval prompt of a foreground run on a terminal", { skip: NO_SCRIPT }, () => {
-  let ws: Workspace;
-  let api: ScriptedAnthropic | undefined;
-
-  before(async () => {
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await api?.close();
-    api = undefined;
-  });
-  after(async () => {
-    await ws.cleanup();
-  });
+  const suite = claudeSuite();
 
   async function asking(): Promise<{ server: ScriptedAnthropic; terminal: Terminal }> {
-    api = await startScriptedAnthropic([
+    const api = await suite.scripted([
       { kind: "tool_use", name: "Bash", input: { command: "echo yes > approved.txt" } },
       { kind: "text", text: "Done." },
     ]);
-    const terminal = onTerminal(ws, api, [
+    const terminal = onTerminal(suite.ws, api, [
       "run",
       "--repo",
-      ws.repo,
+      suite.ws.repo,
       "--prompt",
       "write approved.txt",
       "--env",
@@ -108,12 +96,12 @@ describe("the approval prompt of a foreground run on a terminal", { skip: NO_SCR
   }
 
   async function newestId(server: ScriptedAnthropic): Promise<string> {
-    const ls = await warden(ws, server, ["ls", "-q", "--limit", "1"]);
+    const ls = await warden(suite.ws, server, ["ls", "-q", "--limit", "1"]);
     return ls.stdout.trim();
   }
 
   async function request(server: ScriptedAnthropic, id: string): Promise<Record<string, unknown>> {
-    const list = await warden(ws, server, ["approvals", id, "--json"]);
+    const list = await warden(suite.ws, server, ["approvals", id, "--json"]);
     const [first] = JSON.parse(list.stdout) as Record<string, unknown>[];
     return first ?? {};
   }
@@ -129,7 +117,7 @@ describe("the approval prompt of a foreground run on a terminal", { skip: NO_SCR
     const answered = await request(server, id);
     assert.equal(answered.decision, "allow");
     assert.equal(answered.answeredBy, "person");
-    const show = await warden(ws, server, ["show", id, "--json"]);
+    const show = await warden(suite.ws, server, ["show", id, "--json"]);
     assert.equal((JSON.parse(show.stdout) as { changes: boolean }).changes, true);
     terminal.child.stdin?.end();
   });
@@ -137,14 +125,14 @@ describe("the approval prompt of a foreground run on a terminal", { skip: NO_SCR
   test("an answer from another terminal wins: the prompt says so and takes no key for it", async () => {
     const { server, terminal } = await asking();
     const id = await newestId(server);
-    const approve = await warden(ws, server, ["approve", id, "1", "deny"]);
+    const approve = await warden(suite.ws, server, ["approve", id, "1", "deny"]);
     assert.equal(approve.code, 0, approve.stderr);
     await terminal.waitFor(/request 1 was answered elsewhere: deny/);
     terminal.child.stdin?.write("y");
     assert.equal(await terminal.exited, 0, terminal.shown());
     const answered = await request(server, id);
     assert.equal(answered.decision, "deny", "the first answer stands");
-    const show = await warden(ws, server, ["show", id, "--json"]);
+    const show = await warden(suite.ws, server, ["show", id, "--json"]);
     assert.equal((JSON.parse(show.stdout) as { changes: boolean }).changes, false);
     terminal.child.stdin?.end();
   });

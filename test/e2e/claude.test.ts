@@ -4,14 +4,10 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, afterEach, before, describe, test } from "node:test";
-import {
-  startScriptedAnthropic,
-  type ScriptedAnthropic,
-  type ScriptedTurn,
-} from "../support/scriptedAnthropic.js";
+import { describe, test } from "node:test";
 import {
   agentEvent,
+  claudeSuite,
   NO_CLAUDE_SYSTEM,
   REAL_KEY,
   runClaude,
@@ -19,33 +15,17 @@ import {
   waitForEvent,
   warden,
 } from "./claudeTasks.js";
-import { git, idOf, workspace, type Workspace } from "./fixtures.js";
+import { git, idOf } from "./fixtures.js";
 
 /** A Bash call that keeps the tool busy (Claude Code refuses a bare `sleep N`). */
 const BUSY = { command: "for i in $(seq 1 600); do sleep 0.1; done; echo woke" };
 
 describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
-  let ws: Workspace;
-  let api: ScriptedAnthropic | undefined;
-
-  before(async () => {
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await api?.close();
-    api = undefined;
-  });
-  after(async () => {
-    await ws.cleanup();
-  });
-
-  async function scripted(turns: ScriptedTurn[]): Promise<ScriptedAnthropic> {
-    api = await startScriptedAnthropic(turns);
-    return api;
-  }
+  const suite = claudeSuite();
+  const scripted = suite.scripted;
 
   async function view(id: string): Promise<Record<string, unknown>> {
-    const show = await warden(ws, api as ScriptedAnthropic, ["show", id, "--json"]);
+    const show = await warden(suite.ws, suite.api, ["show", id, "--json"]);
     assert.equal(show.code, 0, show.stderr);
     return JSON.parse(show.stdout) as Record<string, unknown>;
   }
@@ -64,7 +44,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       },
       { kind: "text", text: "Committed hi.txt." },
     ]);
-    const run = await runClaude(ws, server, "add hi.txt and commit it", ["--json"]);
+    const run = await runClaude(suite.ws, server, "add hi.txt and commit it", ["--json"]);
     assert.equal(run.code, 0, run.stderr);
     const ended = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(ended.state, "succeeded");
@@ -72,13 +52,13 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     assert.equal(ended.changes, true);
     const id = String(ended.id);
 
-    const fetch = await warden(ws, server, ["fetch", id, "--json"]);
+    const fetch = await warden(suite.ws, server, ["fetch", id, "--json"]);
     assert.equal(fetch.code, 0, fetch.stderr);
     const branch = (JSON.parse(fetch.stdout) as { branch: string }).branch;
-    assert.equal(await git(ws.repo, "show", `${branch}:hi.txt`), "hi");
-    assert.equal(await git(ws.repo, "log", "-1", "--format=%s", branch), "add hi");
+    assert.equal(await git(suite.ws.repo, "show", `${branch}:hi.txt`), "hi");
+    assert.equal(await git(suite.ws.repo, "log", "-1", "--format=%s", branch), "add hi");
 
-    const transcript = await warden(ws, server, ["logs", id, "--transcript"]);
+    const transcript = await warden(suite.ws, server, ["logs", id, "--transcript"]);
     const lines = transcript.stdout
       .trim()
       .split("\n")
@@ -91,9 +71,9 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     assert.equal(agent.turns, 2);
     assert.ok(typeof agent.costUSD === "number" && agent.costUSD > 0);
     assert.equal((shown.activity as { toolUses: number }).toolUses, 1);
-    const text = await warden(ws, server, ["show", id]);
+    const text = await warden(suite.ws, server, ["show", id]);
     assert.match(text.stdout, /^agent: +2 turns, \$0\.\d{4}, .*1 tool call/m);
-    const watch = await warden(ws, server, ["watch", id]);
+    const watch = await warden(suite.ws, server, ["watch", id]);
     assert.match(watch.stdout, /agent: uses Bash: echo hi > hi.txt/);
     assert.match(watch.stdout, /agent: result: ok, 2 turns, \$/);
 
@@ -119,13 +99,13 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       { kind: "tool_use", name: "Bash", input: { command: "true" } },
       { kind: "text", text: "never reached" },
     ]);
-    const run = await runClaude(ws, server, "loop", ["--max-turns", "1", "--json"]);
+    const run = await runClaude(suite.ws, server, "loop", ["--max-turns", "1", "--json"]);
     assert.equal(run.code, 3, run.stderr);
     const ended = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(ended.state, "failed");
     assert.equal(ended.stoppedBy, "turns");
     assert.match(String(ended.error), /turn limit: Reached maximum number of turns \(1\)/);
-    const wait = await warden(ws, server, ["wait", String(ended.id)]);
+    const wait = await warden(suite.ws, server, ["wait", String(ended.id)]);
     assert.equal(wait.code, 3);
   });
 
@@ -139,12 +119,12 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       },
       { kind: "text", text: "never reached" },
     ]);
-    const run = await runClaude(ws, server, "spend", ["--max-budget-usd", "0.01", "--json"]);
+    const run = await runClaude(suite.ws, server, "spend", ["--max-budget-usd", "0.01", "--json"]);
     assert.equal(run.code, 3, run.stderr);
     const ended = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(ended.stoppedBy, "budget");
     assert.match(String(ended.error), /maximum budget \(\$0\.01\)/);
-    const wait = await warden(ws, server, ["wait", String(ended.id)]);
+    const wait = await warden(suite.ws, server, ["wait", String(ended.id)]);
     assert.equal(wait.code, 3);
     assert.equal(server.turns().length, 1);
   });
@@ -159,7 +139,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
         times: Infinity,
       },
     ]);
-    const run = await runClaude(ws, server, "fail", ["--json"]);
+    const run = await runClaude(suite.ws, server, "fail", ["--json"]);
     assert.equal(run.code, 1, run.stderr);
     const ended = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(ended.state, "failed");
@@ -169,7 +149,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     // Claude Code drops some of these itself; warden's cleaning takes whatever is left.
     // eslint-disable-next-line no-control-regex -- matching control characters is the point.
     assert.doesNotMatch(error, /[\u0000-\u001f\u007f-\u009f\u200b\u202e]/);
-    const text = await warden(ws, server, ["show", String(ended.id)]);
+    const text = await warden(suite.ws, server, ["show", String(ended.id)]);
     assert.match(text.stdout, /^error: +the agent exited with code 1: API Error: 400 bad thing/m);
   });
 
@@ -177,12 +157,12 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     const server = await scripted([
       { kind: "error", status: 500, type: "api_error", message: "server broke", times: Infinity },
     ]);
-    const run = await runClaude(ws, server, "fail", ["--json"]);
+    const run = await runClaude(suite.ws, server, "fail", ["--json"]);
     assert.equal(run.code, 1, run.stderr);
     const ended = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.match(String(ended.error), /API Error: 500 server broke/);
     assert.equal(server.turns().length, 3, "the first try and CLAUDE_CODE_MAX_RETRIES=2 retries");
-    const watch = await warden(ws, server, ["watch", String(ended.id)]);
+    const watch = await warden(suite.ws, server, ["watch", String(ended.id)]);
     assert.match(watch.stdout, /agent: API retry 1 \(HTTP 500\)/);
     assert.match(watch.stdout, /agent: API retry 2 \(HTTP 500\)/);
   });
@@ -192,19 +172,19 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       { kind: "tool_use", name: "Bash", input: BUSY },
       { kind: "text", text: "never reached" },
     ]);
-    const run = await runClaude(ws, server, "be busy", ["--detach"]);
+    const run = await runClaude(suite.ws, server, "be busy", ["--detach"]);
     assert.equal(run.code, 0, run.stderr);
     const id = idOf(run);
-    await waitForEvent(ws, id, agentEvent("tool_use"));
+    await waitForEvent(suite.ws, id, agentEvent("tool_use"));
     const started = Date.now();
-    const cancel = await warden(ws, server, ["cancel", id]);
+    const cancel = await warden(suite.ws, server, ["cancel", id]);
     assert.equal(cancel.code, 0, cancel.stderr);
-    const wait = await warden(ws, server, ["wait", id, "--timeout", "60s", "--json"]);
+    const wait = await warden(suite.ws, server, ["wait", id, "--timeout", "60s", "--json"]);
     assert.equal(wait.code, 1, wait.stderr);
     assert.equal((JSON.parse(wait.stdout) as { state: string }).state, "cancelled");
     assert.ok(Date.now() - started < 30_000, "the cancel took effect within the grace");
     const result = JSON.parse(
-      await readFile(join(ws.dataDir, "tasks", id, "results", "result.json"), "utf8"),
+      await readFile(join(suite.ws.dataDir, "tasks", id, "results", "result.json"), "utf8"),
     ) as { agentExitCode: number; agentResult: Record<string, unknown> };
     assert.equal(result.agentExitCode, 143, "Claude Code ended by SIGTERM");
     assert.equal(result.agentResult.made_up_by, "warden");
@@ -222,11 +202,11 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       { kind: "text", text: "Step one is done." },
       { kind: "text", text: "Banana \u001b[1mbold\u001b[0m: here is your answer." },
     ]);
-    const run = await runClaude(ws, server, "do step one", ["--detach"]);
+    const run = await runClaude(suite.ws, server, "do step one", ["--detach"]);
     assert.equal(run.code, 0, run.stderr);
     const id = idOf(run);
-    await waitForEvent(ws, id, agentEvent("tool_use"));
-    const send = await warden(ws, server, [
+    await waitForEvent(suite.ws, id, agentEvent("tool_use"));
+    const send = await warden(suite.ws, server, [
       "send",
       id,
       "also say banana",
@@ -243,10 +223,10 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     const last = messages.at(-1);
     assert.equal(last?.role, "user");
     assert.match(JSON.stringify(last.content), /also say banana/);
-    const wait = await warden(ws, server, ["wait", id, "--timeout", "60s", "--json"]);
+    const wait = await warden(suite.ws, server, ["wait", id, "--timeout", "60s", "--json"]);
     assert.equal(wait.code, 0, wait.stderr);
     const inbox = JSON.parse(
-      await readFile(join(ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
+      await readFile(join(suite.ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
     ) as { messages: { state: string; reply: string }[] };
     const [message] = inbox.messages;
     assert.equal(message?.state, "delivered");
@@ -256,12 +236,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
   /** Polls `warden approvals --pending` until a request waits. */
   async function pendingApproval(id: string): Promise<Record<string, unknown>> {
     for (let i = 0; i < 300; i++) {
-      const list = await warden(ws, api as ScriptedAnthropic, [
-        "approvals",
-        id,
-        "--pending",
-        "--json",
-      ]);
+      const list = await warden(suite.ws, suite.api, ["approvals", id, "--pending", "--json"]);
       const pending = JSON.parse(list.stdout) as Record<string, unknown>[];
       if (pending[0] !== undefined) return pending[0];
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -274,7 +249,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       { kind: "tool_use", name: "Bash", input: { command: "echo yes > approved.txt" } },
       { kind: "text", text: "Understood, I will not." },
     ]);
-    const run = await runClaude(ws, server, "write approved.txt", [
+    const run = await runClaude(suite.ws, server, "write approved.txt", [
       "--approve",
       "prompt",
       "--detach",
@@ -285,7 +260,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     assert.equal(request.tool, "Bash");
     assert.equal(request.input, "echo yes > approved.txt");
     assert.equal(server.turns().length, 1, "the model waits for the answer");
-    const approve = await warden(ws, server, [
+    const approve = await warden(suite.ws, server, [
       "approve",
       id,
       String(request.n),
@@ -294,12 +269,12 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       "not today",
     ]);
     assert.equal(approve.code, 0, approve.stderr);
-    const wait = await warden(ws, server, ["wait", id, "--timeout", "60s", "--json"]);
+    const wait = await warden(suite.ws, server, ["wait", id, "--timeout", "60s", "--json"]);
     assert.equal(wait.code, 0, wait.stderr);
     const ended = JSON.parse(wait.stdout) as Record<string, unknown>;
     assert.equal(ended.changes, false, "the denied call wrote nothing");
     assert.match(shownToModel(server.turns()[1]?.body), /denied by a person: not today/);
-    const watch = await warden(ws, server, ["watch", id]);
+    const watch = await warden(suite.ws, server, ["watch", id]);
     assert.match(watch.stdout, /approval 1 asked: Bash: echo yes > approved.txt/);
     assert.match(watch.stdout, /approval 1 denied by person/);
   });
@@ -310,7 +285,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
       { kind: "text", text: "Nobody answered, so I stopped." },
     ]);
     const started = Date.now();
-    const run = await runClaude(ws, server, "write x.txt", [
+    const run = await runClaude(suite.ws, server, "write x.txt", [
       "--approve",
       "prompt",
       "--approve-timeout",
@@ -321,7 +296,7 @@ describe("Claude Code as a warden task", { skip: NO_CLAUDE_SYSTEM }, () => {
     assert.ok(Date.now() - started >= 2000);
     const id = (JSON.parse(run.stdout) as { id: string }).id;
     assert.match(shownToModel(server.turns()[1]?.body), /nobody answered within 2 s/);
-    const list = await warden(ws, server, ["approvals", id, "--json"]);
+    const list = await warden(suite.ws, server, ["approvals", id, "--json"]);
     const [request] = JSON.parse(list.stdout) as Record<string, unknown>[];
     assert.equal(request?.answeredBy, "timeout");
     assert.equal(request.decision, "deny");

@@ -3,10 +3,22 @@
 // made-up real key (ANTHROPIC_API_KEY) that only the host ever holds; and a way to wait for an
 // event of a running task without sleeping.
 import { randomBytes } from "node:crypto";
+import { after, afterEach, before } from "node:test";
 import { Tasks, type TaskEvent } from "../../src/store/index.js";
 import { claudeUnavailable } from "../support/claudeRun.js";
-import type { ScriptedAnthropic } from "../support/scriptedAnthropic.js";
-import { cleanEnv, NO_SYSTEM, runCli, type CliResult, type Workspace } from "./fixtures.js";
+import {
+  startScriptedAnthropic,
+  type ScriptedAnthropic,
+  type ScriptedTurn,
+} from "../support/scriptedAnthropic.js";
+import {
+  cleanEnv,
+  NO_SYSTEM,
+  runCli,
+  workspace,
+  type CliResult,
+  type Workspace,
+} from "./fixtures.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
 /** Why these tests cannot run here, or undefined when they can. */
@@ -74,4 +86,44 @@ export function agentEvent(kind: string): (event: TaskEvent) => boolean {
 /** Every text of a request's messages, joined: what the model was shown. */
 export function shownToModel(body: unknown): string {
   return JSON.stringify((body as { messages?: unknown } | undefined)?.messages ?? []);
+}
+
+/** What the tests of one describe share: a workspace, and each test's own scripted API. */
+export interface ClaudeSuite {
+  /** The describe's workspace, made before its first test and removed after its last. */
+  readonly ws: Workspace;
+  /** The scripted API the running test started; it is closed when the test ends. */
+  readonly api: ScriptedAnthropic;
+  /** Starts the running test's scripted API. */
+  readonly scripted: (turns: ScriptedTurn[]) => Promise<ScriptedAnthropic>;
+}
+
+/** Registers the hooks of a ClaudeSuite in the describe it is called in. */
+export function claudeSuite(): ClaudeSuite {
+  let ws: Workspace | undefined;
+  let api: ScriptedAnthropic | undefined;
+  before(async () => {
+    ws = await workspace();
+  });
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+  });
+  after(async () => {
+    await ws?.cleanup();
+  });
+  return {
+    get ws(): Workspace {
+      if (ws === undefined) throw new Error("the suite's workspace is made in its before hook");
+      return ws;
+    },
+    get api(): ScriptedAnthropic {
+      if (api === undefined) throw new Error("this test started no scripted API");
+      return api;
+    },
+    scripted: async (turns) => {
+      api = await startScriptedAnthropic(turns);
+      return api;
+    },
+  };
 }

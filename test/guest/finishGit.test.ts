@@ -85,3 +85,40 @@ test("the task branch is pointed at the head when the agent left another branch 
   assert.equal(report.head, head);
   assert.equal(git(ws.workspace, "rev-parse", "refs/heads/warden/task"), head);
 });
+
+test("a head the agent left in packed refs is read as git reads it", async (t) => {
+  const ws = await workspace();
+  t.after(() => rm(ws.root, { recursive: true, force: true }));
+  const config = await readFile(join(ws.workspace, ".git", "config"));
+  await writeFile(join(ws.workspace, "c.txt"), "c\n");
+  git(ws.workspace, "add", "c.txt");
+  git(ws.workspace, "commit", "--quiet", "-m", "agent");
+  const head = git(ws.workspace, "rev-parse", "HEAD");
+  git(ws.workspace, "pack-refs", "--all", "--prune");
+  const report = await finish(ws, config);
+  assert.equal(report.head, head);
+  assert.ok(report.bundle !== undefined);
+});
+
+test("a task branch whose file names no commit fails the finish, and nothing is bundled", async (t) => {
+  const ws = await workspace();
+  t.after(() => rm(ws.root, { recursive: true, force: true }));
+  const config = await readFile(join(ws.workspace, ".git", "config"));
+  const tree = git(ws.workspace, "rev-parse", "HEAD^{tree}");
+  await writeFile(join(ws.workspace, ".git", "refs", "heads", "warden", "task"), `${tree}\n`);
+  const report: FinishReport = { leftovers: false, warnings: [] };
+  await assert.rejects(
+    finishGit(
+      {
+        git: { workspace: ws.workspace, env: ENV, signal: new AbortController().signal },
+        base: ws.base,
+        config,
+        scratch: ws.root,
+        progress: () => undefined,
+      },
+      report,
+    ),
+    /git failed/,
+  );
+  assert.equal(report.bundle, undefined);
+});

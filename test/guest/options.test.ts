@@ -99,3 +99,8 @@ test("--help asks for the help text", () => {
   assert.deepEqual(parseOptions(["--help"], {}), { kind: "help" });
   assert.deepEqual(parseOptions(["-h"], {}), { kind: "help" });
 });
+
+test("the hidden --trace asks the runner to time its steps; without it nothing is timed", () => {
+  assert.equal(run(["--trace"]).tracePhases, true);
+  assert.equal(run([]).tracePhases, undefined);
+});

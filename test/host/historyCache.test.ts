@@ -2,7 +2,8 @@
 // share it safely when they run at once, and never trust a cache a crash or someone else changed.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { appendFile, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -12,8 +13,10 @@ import {
   cacheLayout,
   HISTORY_DIR,
   leaseHistory,
+  type HistoryLease,
   trimHistoryCaches,
 } from "../../src/host/historyCache/index.js";
+import { tryFlock } from "../../src/store/index.js";
 import { TEST_LIMITS } from "../support/testBounds.js";
 import { git, hostFixture, NO_SANDBOX, type HostFixture } from "./fixtures.js";
 
@@ -22,6 +25,14 @@ const HOUR = 60 * 60 * 1000;
 /** The generations (bare repositories) a cache holds. */
 function generations(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith("gen-"));
+}
+
+/** How many objects a pack's index lists. */
+function objectCount(idx: string): number {
+  return execFileSync("git", ["show-index"], { input: readFileSync(idx) })
+    .toString()
+    .trim()
+    .split("\n").length;
 }
 
 async function hasObject(repository: string, oid: string): Promise<boolean> {
@@ -74,6 +85,23 @@ describe("the history cache", () => {
     } finally {
       a.release();
       b.release();
+    }
+  });
+
+  test("a lease of a base the cache holds does not wait for an update under way", async () => {
+    (await leaseHistory(fx.tasks.dataDir, source, fx.head)).release();
+    const layout = cacheLayout(fx.tasks.dataDir, source.gitDir);
+    // Another process's update, as far as this one can tell: the update lock held exclusive.
+    const fd = openSync(layout.updateLock, "r+");
+    assert.ok(tryFlock(fd, "exclusive"));
+    let lease: Promise<HistoryLease> | undefined;
+    try {
+      lease = leaseHistory(fx.tasks.dataDir, source, fx.head);
+      const won = await Promise.race([lease.then(() => "leased"), sleep(2_000, "waited")]);
+      assert.equal(won, "leased", "the lease of a held base took no turn at the update lock");
+    } finally {
+      closeSync(fd);
+      (await lease)?.release();
     }
   });
 
@@ -147,6 +175,72 @@ describe("the history cache", () => {
       assert.ok(await hasObject(lease.repository, fx.head));
     } finally {
       lease.release();
+    }
+  });
+
+  test("a later base adds a pack of only what the cache lacks", async () => {
+    const dataDir = join(fx.root, "incremental");
+    const older = await git(fx.repo, "rev-parse", "HEAD~1");
+    (await leaseHistory(dataDir, source, older)).release();
+    const lease = await leaseHistory(dataDir, source, fx.head);
+    lease.release();
+    const packs = join(lease.repository, "objects", "pack");
+    const counts = readdirSync(packs)
+      .filter((name) => name.endsWith(".idx"))
+      .map((name) => objectCount(join(packs, name)))
+      .sort((a, b) => a - b);
+    const objects = async (...range: string[]): Promise<number> =>
+      (await git(fx.repo, "rev-list", "--objects", ...range)).split("\n").length;
+    const expected = [await objects(older), await objects(`${older}..${fx.head}`)].sort(
+      (a, b) => a - b,
+    );
+    assert.deepEqual(counts, expected);
+  });
+
+  test("a base after the user rewrote and pruned a cached one is packed whole, never with an object missing", async () => {
+    const dataDir = join(fx.root, "rewritten");
+    const clone = join(fx.root, "rewritten-repo");
+    await git(fx.root, "clone", "--quiet", "--no-local", fx.repo, clone);
+    const moved = { gitDir: join(clone, ".git"), objectFormat: "sha1" as const };
+    const lost = await git(clone, "rev-parse", "HEAD");
+    (await leaseHistory(dataDir, moved, lost)).release();
+    await git(clone, "reset", "--quiet", "--hard", "HEAD~1");
+    await writeFile(join(clone, "new.txt"), "after the rewrite\n");
+    await git(clone, "add", "new.txt");
+    await git(clone, "commit", "--quiet", "-m", "rewritten");
+    await git(clone, "remote", "remove", "origin");
+    await git(clone, "reflog", "expire", "--expire=now", "--all");
+    await git(clone, "gc", "--quiet", "--prune=now");
+    assert.equal(
+      await hasObject(clone, lost),
+      false,
+      "the cached base is gone from the repository",
+    );
+    const rewritten = await git(clone, "rev-parse", "HEAD");
+    const lease = await leaseHistory(dataDir, moved, rewritten);
+    try {
+      assert.equal(await git(lease.repository, "rev-list", "--count", rewritten), "3");
+      await git(lease.repository, "fsck", "--connectivity-only", "--no-dangling");
+    } finally {
+      lease.release();
+    }
+  });
+
+  test("the cache's packs are readable by the sandbox's uid even under a private umask", async () => {
+    const dataDir = join(fx.root, "umask");
+    const saved = process.umask(0o077);
+    let lease;
+    try {
+      lease = await leaseHistory(dataDir, source, fx.head);
+    } finally {
+      process.umask(saved);
+    }
+    lease.release();
+    const packs = join(lease.repository, "objects", "pack");
+    const files = readdirSync(packs);
+    assert.ok(files.length >= 2, "a pack and its index");
+    for (const name of files) {
+      assert.equal(statSync(join(packs, name)).mode & 0o444, 0o444, `${name} is readable by all`);
     }
   });
 

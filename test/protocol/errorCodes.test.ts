@@ -16,9 +16,10 @@ import * as protocol from "../../src/protocol/index.js";
 import { WardenError } from "../../src/protocol/index.js";
 import * as sandbox from "../../src/sandbox/index.js";
 import * as store from "../../src/store/index.js";
+import * as web from "../../src/web/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const FOLDERS = { protocol, store, host, guest, sandbox, egress, config, cli };
+const FOLDERS = { protocol, store, host, guest, sandbox, egress, config, cli, web };
 
 type ErrorClass = new (message: string, options: object) => WardenError;
 

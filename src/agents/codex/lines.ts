@@ -18,6 +18,7 @@
 //   is the error a `turn.failed` then reports;
 // - anything else (`item.plan.delta`, `request_user_input`, newer kinds) is ignored.
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import {
   isObject,
   lenientCount as count,
@@ -25,60 +26,66 @@ import {
   readStreamLine,
 } from "../jsonLines.js";
 
-const message = z.object({ message: text }).nullish().catch(undefined);
+const message = memo(() => z.object({ message: text() }).nullish().catch(undefined));
 
-const usageSchema = z.object({
-  input_tokens: count,
-  cached_input_tokens: count,
-  output_tokens: count,
-});
+const usageSchema = memo(() =>
+  z.object({
+    input_tokens: count(),
+    cached_input_tokens: count(),
+    output_tokens: count(),
+  }),
+);
 
-const itemSchema = z.object({
-  id: text,
-  type: text,
-  text,
-  command: text,
-  aggregated_output: text,
-  exit_code: z.number().int().nullish().catch(undefined),
-  status: text,
-  changes: z
-    .array(z.object({ path: text, kind: text }).catch({ path: undefined, kind: undefined }))
-    .optional()
-    .catch(undefined),
-  server: text,
-  tool: text,
-  arguments: z.unknown().optional(),
-  result: z
-    .object({
-      content: z
-        .array(z.object({ text }).catch({ text: undefined }))
-        .optional()
-        .catch(undefined),
-    })
-    .nullish()
-    .catch(undefined),
-  error: message,
-  query: text,
-  prompt: text,
-  message: text,
-});
+const itemSchema = memo(() =>
+  z.object({
+    id: text(),
+    type: text(),
+    text: text(),
+    command: text(),
+    aggregated_output: text(),
+    exit_code: z.number().int().nullish().catch(undefined),
+    status: text(),
+    changes: z
+      .array(z.object({ path: text(), kind: text() }).catch({ path: undefined, kind: undefined }))
+      .optional()
+      .catch(undefined),
+    server: text(),
+    tool: text(),
+    arguments: z.unknown().optional(),
+    result: z
+      .object({
+        content: z
+          .array(z.object({ text: text() }).catch({ text: undefined }))
+          .optional()
+          .catch(undefined),
+      })
+      .nullish()
+      .catch(undefined),
+    error: message(),
+    query: text(),
+    prompt: text(),
+    message: text(),
+  }),
+);
 
-const lineSchema = z.object({
-  type: z.string(),
-  thread_id: text,
-  usage: usageSchema.optional().catch(undefined),
-  item: itemSchema.optional().catch(undefined),
-  error: message,
-  message: text,
-});
+const lineSchema = memo(() =>
+  z.object({
+    type: z.string(),
+    thread_id: text(),
+    usage: usageSchema().optional().catch(undefined),
+    item: itemSchema().optional().catch(undefined),
+    error: message(),
+    message: text(),
+  }),
+);
 
-export type CodexLine = z.infer<typeof lineSchema>;
-export type CodexItem = z.infer<typeof itemSchema>;
-export type CodexUsageLine = z.infer<typeof usageSchema>;
+export type CodexLine = z.infer<ReturnType<typeof lineSchema>>;
+export type CodexItem = z.infer<ReturnType<typeof itemSchema>>;
+export type CodexUsageLine = z.infer<ReturnType<typeof usageSchema>>;
 
 /** Parses one line of `codex exec --json`; undefined when it cannot be read. */
 export function parseCodexLine(raw: string): CodexLine | undefined {
-  return readStreamLine(raw, lineSchema);
+  return readStreamLine(raw, lineSchema());
 }
 
 /** Whether a parsed JSON value is a line that ends a Codex turn (its own account of the run). */

@@ -17,6 +17,7 @@
 //   counts this process only: a resumed session starts again from zero.
 // Errors that stop Gemini before its session (authentication: exit 41) write no line at all.
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import {
   isObject,
   lenientCount as count,
@@ -25,32 +26,36 @@ import {
   type JsonObject,
 } from "../jsonLines.js";
 
-const errorSchema = z.object({ type: text, message: text }).nullish().catch(undefined);
+const errorSchema = memo(() =>
+  z.object({ type: text(), message: text() }).nullish().catch(undefined),
+);
 
-const statsSchema = z.object({ input_tokens: count, output_tokens: count });
+const statsSchema = memo(() => z.object({ input_tokens: count(), output_tokens: count() }));
 
-const lineSchema = z.object({
-  type: z.string(),
-  session_id: text,
-  model: text,
-  role: text,
-  content: text,
-  tool_name: text,
-  tool_id: text,
-  parameters: z.record(z.string(), z.unknown()).optional().catch(undefined),
-  status: text,
-  output: text,
-  error: errorSchema,
-  severity: text,
-  message: text,
-  stats: statsSchema.optional().catch(undefined),
-});
+const lineSchema = memo(() =>
+  z.object({
+    type: z.string(),
+    session_id: text(),
+    model: text(),
+    role: text(),
+    content: text(),
+    tool_name: text(),
+    tool_id: text(),
+    parameters: z.record(z.string(), z.unknown()).optional().catch(undefined),
+    status: text(),
+    output: text(),
+    error: errorSchema(),
+    severity: text(),
+    message: text(),
+    stats: statsSchema().optional().catch(undefined),
+  }),
+);
 
-export type GeminiLine = z.infer<typeof lineSchema>;
+export type GeminiLine = z.infer<ReturnType<typeof lineSchema>>;
 
 /** Parses one line of Gemini's stream-json; undefined when it cannot be read. */
 export function parseGeminiLine(raw: string): GeminiLine | undefined {
-  return readStreamLine(raw, lineSchema);
+  return readStreamLine(raw, lineSchema());
 }
 
 /** Whether a parsed JSON value is Gemini's `result` line (its own account of the run). */

@@ -55,10 +55,22 @@ export function tryLock(path: string, mode: LockMode): HeldLock | undefined {
 }
 
 /** Takes `mode` on the lock file at `path`, waiting at most HOST_LIMITS.historyLockWaitMs. */
-export async function waitLock(path: string, mode: LockMode, what: string): Promise<HeldLock> {
+export function waitLock(path: string, mode: LockMode, what: string): Promise<HeldLock> {
+  return pollLock(path, what, () => tryLock(path, mode));
+}
+
+/**
+ * Tries `attempt` until it gives something, at most HOST_LIMITS.historyLockWaitMs; the refusal
+ * names the lock at `path` that kept it waiting.
+ */
+export async function pollLock<T>(
+  path: string,
+  what: string,
+  attempt: () => T | undefined | Promise<T | undefined>,
+): Promise<T> {
   const until = Date.now() + HOST_LIMITS.historyLockWaitMs;
   for (;;) {
-    const held = tryLock(path, mode);
+    const held = await attempt();
     if (held !== undefined) return held;
     if (Date.now() > until) {
       throw new HistoryCacheBusyError(

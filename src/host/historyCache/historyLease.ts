@@ -15,14 +15,16 @@
 // - The host never trusts the cache for a check: the changes bundle is checked against the
 //   user's own repository, as without a cache. The cache only decides what the sandbox reads.
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, rm, utimes } from "node:fs/promises";
+import { chmod, mkdir, readdir, rm, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable } from "node:stream";
 import { historyRef } from "../../protocol/index.js";
 import { tryFlock, writeFileAtomic } from "../../store/index.js";
 import { HistoryCacheError } from "../errors.js";
-import { hostGit } from "../hostGit.js";
+import { hostGit, type GitOutput } from "../hostGit.js";
 import { HOST_LIMITS } from "../limits.js";
 import { cacheLayout, GENERATION, type CacheLayout } from "./cacheLayout.js";
-import { tryLock, waitLock } from "./cacheLock.js";
+import { pollLock, tryLock, waitLock, type HeldLock } from "./cacheLock.js";
 import { fingerprintTree, readCacheState, sameFiles, type CacheState } from "./cacheState.js";
 
 export interface HistorySource {
@@ -58,7 +60,61 @@ export async function leaseHistory(
 ): Promise<HistoryLease> {
   const layout = cacheLayout(dataDir, source.gitDir);
   await mkdir(layout.dir, { recursive: true, mode: 0o700 });
-  const update = await waitLock(layout.updateLock, "exclusive", "update");
+  // A task that finds the cache busy (another filling it, the use lock exclusive) tries both
+  // ways again at each poll: once the base is in, every waiter leases it at once, side by side,
+  // instead of taking the update lock one after the other.
+  return pollLock(layout.updateLock, "update", async () => {
+    const held = await leaseHeldBase(layout, source, base);
+    if (held !== undefined) return held;
+    const update = tryLock(layout.updateLock, "exclusive");
+    return update === undefined ? undefined : leaseUpdated(layout, source, base, update);
+  });
+}
+
+/**
+ * The lease of a cache that already holds `base`, taken without the update lock, so that tasks
+ * on one repository started together do not queue on it. The shared use lock keeps every
+ * generation in place (only a holder of it exclusive removes one), and an update only adds
+ * files to a generation, so a trusted state that names the base stays true of its generation
+ * for as long as the lease is held. Undefined when the base must be added, the cache mended or
+ * the use lock is held exclusive: then the caller takes the update lock.
+ */
+async function leaseHeldBase(
+  layout: CacheLayout,
+  source: HistorySource,
+  base: string,
+): Promise<HistoryLease | undefined> {
+  const use = tryLock(layout.useLock, "shared");
+  if (use === undefined) return undefined;
+  try {
+    const state = await trustedState(layout, source);
+    if (state === undefined || !state.bases.includes(base)) {
+      use.close();
+      return undefined;
+    }
+    await markUsed(layout);
+    return {
+      repository: layout.generation(state.generation),
+      release: () => {
+        use.close();
+      },
+    };
+  } catch (error) {
+    use.close();
+    throw error;
+  }
+}
+
+/**
+ * The lease under the update lock, which the caller took and this lets go of: the base added,
+ * or the cache rebuilt, as needed.
+ */
+async function leaseUpdated(
+  layout: CacheLayout,
+  source: HistorySource,
+  base: string,
+  update: HeldLock,
+): Promise<HistoryLease> {
   try {
     // Exclusive when nobody else uses the cache: then the generations that are not the current
     // one (left by a rebuild or a crash) can go once this one is settled.
@@ -110,23 +166,52 @@ async function holdBase(layout: CacheLayout, source: HistorySource, base: string
   const state = (await trustedState(layout, source)) ?? (await newGeneration(layout, source));
   if (state.bases.includes(base)) return state.generation;
   const repository = layout.generation(state.generation);
-  await hostGit(
-    [
-      // Every fetch keeps its objects as one pack, so a cache is a few files per base.
-      "-c",
-      "fetch.unpackLimit=1",
-      "fetch",
-      "--quiet",
-      "--no-tags",
-      "--no-write-fetch-head",
-      "--",
-      source.gitDir,
-      `${base}:${historyRef(base)}`,
-    ],
-    { cwd: repository, env: { ...CLEAN_CONFIG_ENV } },
-  );
+  await packHistory(source, repository, base, state.bases);
+  await hostGit(["update-ref", historyRef(base), base], {
+    cwd: repository,
+    env: { ...CLEAN_CONFIG_ENV },
+  });
   await record(layout, { ...state, bases: [...state.bases, base] });
   return state.generation;
+}
+
+/**
+ * Writes one pack of what is reachable from `base` and not from the bases the generation holds
+ * already, straight into the generation's pack directory. The user's git writes the pack and its
+ * index together from objects it already knows, reusing their compressed bytes, so nothing is
+ * inflated and hashed again as a fetch's index-pack would: the first task on a large repository
+ * pays about a copy of its history, not twice that. A pack without --thin is complete in itself.
+ * A base the user's repository no longer has cannot be left out by name, so then the whole
+ * history of `base` is packed again: objects twice, never an object missing.
+ */
+async function packHistory(
+  source: HistorySource,
+  repository: string,
+  base: string,
+  held: readonly string[],
+): Promise<void> {
+  const packDir = join(repository, "objects", "pack");
+  const pack = (exclude: readonly string[]): Promise<GitOutput> =>
+    hostGit(["pack-objects", "--revs", "--quiet", join(packDir, "pack")], {
+      cwd: source.gitDir,
+      env: { ...CLEAN_CONFIG_ENV },
+      stdin: Readable.from([[base, ...exclude.map((held) => `^${held}`)].join("\n") + "\n"]),
+    });
+  let written: GitOutput;
+  try {
+    written = await pack(held);
+  } catch (error) {
+    if (held.length === 0) throw error;
+    written = await pack([]);
+  }
+  // The user's umask made the files; the sandbox, a uid of its own, must be able to read them.
+  const name = written.stdout.trim();
+  if (!/^[0-9a-f]{40,64}$/.test(name)) {
+    throw new HistoryCacheError("git pack-objects did not name the pack it wrote");
+  }
+  for (const file of await readdir(packDir)) {
+    if (file.startsWith(`pack-${name}.`)) await chmod(join(packDir, file), 0o444);
+  }
 }
 
 /**

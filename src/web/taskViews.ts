@@ -1,0 +1,67 @@
+// What the dashboard shows of a task, as JSON for its page: the list row and the task's page.
+// Built from the store's summaries and the host's list facts; every string is cleaned.
+import { listFacts } from "../host/index.js";
+import type { ApprovalRequest, TaskDetails, TaskSummary } from "../store/index.js";
+import { cleanJson } from "./cleanJson.js";
+
+export interface TaskRow {
+  readonly id: string;
+  readonly shortId: string;
+  readonly state: string;
+  readonly stoppedBy?: string;
+  readonly title: string;
+  readonly repo?: string;
+  readonly createdAt: number;
+  readonly finishedAt?: number;
+  readonly parent: string | null;
+  readonly agent?: string;
+  readonly changes?: boolean;
+  readonly commits?: number;
+  readonly costUSD?: number;
+  /** Permission prompts waiting for a person. */
+  readonly approvalsPending: number;
+}
+
+export function taskRow(task: TaskSummary, shortId: string, approvalsPending: number): TaskRow {
+  return cleanJson({
+    id: task.id,
+    shortId,
+    state: task.state,
+    ...(task.stoppedBy === undefined ? {} : { stoppedBy: task.stoppedBy }),
+    title: task.title,
+    ...(task.repo === undefined ? {} : { repo: task.repo }),
+    createdAt: task.createdAt,
+    ...(task.finishedAt === undefined ? {} : { finishedAt: task.finishedAt }),
+    parent: task.parent,
+    ...listFacts(task),
+    approvalsPending,
+  }) as TaskRow;
+}
+
+export interface TaskPage extends TaskRow {
+  readonly deadline: number;
+  readonly children: readonly string[];
+  readonly settings: Record<string, unknown>;
+  readonly summary?: string;
+  readonly details?: Record<string, unknown>;
+  readonly messages: Record<string, number>;
+  readonly approvals: readonly ApprovalRequest[];
+}
+
+export function taskPage(
+  task: TaskDetails,
+  shortId: string,
+  approvals: readonly ApprovalRequest[],
+): TaskPage {
+  const pending = approvals.filter((request) => request.state === "pending").length;
+  return cleanJson({
+    ...taskRow(task, shortId, pending),
+    deadline: task.deadline,
+    children: task.children,
+    settings: task.settings,
+    ...(task.summary === undefined ? {} : { summary: task.summary }),
+    ...(task.details === undefined ? {} : { details: task.details }),
+    messages: task.messages,
+    approvals,
+  }) as TaskPage;
+}
