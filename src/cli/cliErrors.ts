@@ -18,3 +18,9 @@ export class TaskNotRunningError extends WardenError {
   readonly code: string = "TASK_NOT_RUNNING";
   readonly exitClass = "not_running";
 }
+
+/** A background run (`warden start` in its own process) ended before it took its task. */
+export class BackgroundRunError extends WardenError {
+  readonly code: string = "BACKGROUND_RUN_FAILED";
+  readonly exitClass = "operational";
+}

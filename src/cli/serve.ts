@@ -2,7 +2,9 @@
 import type { Command } from "commander";
 import { loadConfig } from "../config/index.js";
 import { UsageError } from "../protocol/index.js";
+import { BackgroundRunError } from "./cliErrors.js";
 import { collect, openTasks } from "./context.js";
+import { detach } from "./detach.js";
 import { printJson } from "./taskView.js";
 import {
   DEFAULT_LISTEN,
@@ -83,6 +85,15 @@ export function registerServe(program: Command): void {
         port: listen.port,
         token,
         page,
+        runInBackground: async (id) => {
+          const detached = await detach(tasks, id);
+          if (detached.failed !== undefined) {
+            throw new BackgroundRunError(
+              `the background run of ${id} ended before it started the task`,
+              { hint: `see ${detached.log}, fix what it says, then run \`warden start ${id}\`` },
+            );
+          }
+        },
       });
       const notifier =
         commands.length + webhooks.length === 0

@@ -86,15 +86,31 @@ export async function fetchChanges(request: FetchRequest): Promise<string> {
   return head;
 }
 
+/** A commit the task made: its id and the first line of its message, as the sandbox wrote it. */
+export interface ChangeCommit {
+  readonly sha: string;
+  readonly subject: string;
+}
+
+/** The task's changes: the diff against its base and, when asked for, the commits, oldest first. */
+export interface Changes {
+  readonly diff: string;
+  readonly commits: readonly ChangeCommit[];
+}
+
+/** At most this many commits are listed beside a diff; a task's history is rarely longer. */
+const MAX_LISTED_COMMITS = 500;
+
 /**
  * The task's changes as a diff against its base, made in a scratch repository so that the
- * user's repository gains no objects and no refs.
+ * user's repository gains no objects and no refs; with `withCommits`, the commits too.
  */
 export async function diffChanges(
   request: Omit<FetchRequest, "branch" | "force" | "repo" | "scratchParent">,
   scratchParent: string,
   diffArgs: readonly string[] = [],
-): Promise<string> {
+  withCommits = false,
+): Promise<Changes> {
   const { header, head } = await checkedHeader(request.bundle, request.base);
   return withScratchRepo(scratchParent, request, async (scratch) => {
     await unbundleStrictly(scratch, request.bundle, header, head);
@@ -112,6 +128,25 @@ export async function diffChanges(
       ],
       { cwd: scratch },
     );
-    return out.stdout;
+    if (!withCommits) return { diff: out.stdout, commits: [] };
+    // NUL ends each field: a subject may hold any other byte the sandbox chose.
+    const log = await hostGit(
+      [
+        "log",
+        "--no-color",
+        "--reverse",
+        `--max-count=${MAX_LISTED_COMMITS}`,
+        "--format=%H%x00%s%x00",
+        `${request.base}..${head}`,
+        "--",
+      ],
+      { cwd: scratch },
+    );
+    const fields = log.stdout.split("\0");
+    const commits: ChangeCommit[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      commits.push({ sha: (fields[i] ?? "").trim(), subject: fields[i + 1] ?? "" });
+    }
+    return { diff: out.stdout, commits };
   });
 }

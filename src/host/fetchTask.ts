@@ -2,7 +2,7 @@
 // used, and it is checked again (header, then every object with git's strict checks) before
 // anything of it reaches the user's repo.
 import { existsSync } from "node:fs";
-import { cleanText } from "../protocol/index.js";
+import { cleanLine, cleanText } from "../protocol/index.js";
 import { isRealDir, refuseLink, type Tasks, type TaskDetails } from "../store/index.js";
 import {
   NoChangesError,
@@ -10,7 +10,7 @@ import {
   noHostSettings,
   TaskNotFinishedError,
 } from "./errors.js";
-import { diffChanges, fetchChanges } from "./fetchChanges.js";
+import { diffChanges, fetchChanges, type ChangeCommit } from "./fetchChanges.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 import { taskLayout } from "./taskLayout.js";
 
@@ -103,6 +103,8 @@ export async function fetchTask(
 export interface DiffOptions {
   /** `git diff --stat` instead of the patch. */
   stat?: boolean;
+  /** List the task's commits too, each with its subject. */
+  commits?: boolean;
 }
 
 export interface TaskDiff {
@@ -111,6 +113,8 @@ export interface TaskDiff {
   head: string;
   /** The diff, cleaned: it is text the sandbox wrote. */
   diff: string;
+  /** With the `commits` option: the task's commits, oldest first, each subject cleaned. */
+  commits?: ChangeCommit[];
 }
 
 /**
@@ -130,10 +134,18 @@ export async function diffTask(
 ): Promise<TaskDiff> {
   const details = await tasks.get(ref);
   const base = unchangedBase(details);
-  if (base !== undefined) return { id: details.id, base, head: base, diff: "" };
+  if (base !== undefined) {
+    return {
+      id: details.id,
+      base,
+      head: base,
+      diff: "",
+      ...(options.commits ? { commits: [] } : {}),
+    };
+  }
   const changes = await changesOf(tasks, details.id);
   const id = changes.details.id;
-  const diff = await diffChanges(
+  const { diff, commits } = await diffChanges(
     {
       gitDir: changes.host.gitDir,
       objectFormat: changes.host.objectFormat,
@@ -142,6 +154,15 @@ export async function diffTask(
     },
     taskLayout(tasks.dataDir, id).dir,
     options.stat === true ? ["--stat"] : [],
+    options.commits === true,
   );
-  return { id, base: changes.base, head: changes.head, diff: cleanText(diff) };
+  return {
+    id,
+    base: changes.base,
+    head: changes.head,
+    diff: cleanText(diff),
+    ...(options.commits === true
+      ? { commits: commits.map((c) => ({ sha: cleanLine(c.sha), subject: cleanLine(c.subject) })) }
+      : {}),
+  };
 }

@@ -19,7 +19,9 @@ export type WebRoute =
   | { readonly kind: "diff"; readonly ref: string }
   | { readonly kind: "send"; readonly ref: string }
   | { readonly kind: "approve"; readonly ref: string; readonly n: number }
-  | { readonly kind: "cancel"; readonly ref: string };
+  | { readonly kind: "cancel"; readonly ref: string }
+  /** A new task with this one's spec, run in the background. */
+  | { readonly kind: "rerun"; readonly ref: string };
 
 export type RequestPlan =
   | { readonly kind: "serve"; readonly route: WebRoute; readonly setCookie: boolean }
@@ -93,6 +95,7 @@ function routeOf(method: string, path: string, query: URLSearchParams): WebRoute
   if (method === "POST") {
     if (rest === "messages") return { kind: "send", ref };
     if (rest === "cancel") return { kind: "cancel", ref };
+    if (rest === "rerun") return { kind: "rerun", ref };
     const approval = /^approvals\/([1-9][0-9]{0,8})$/.exec(rest);
     if (approval?.[1] !== undefined) return { kind: "approve", ref, n: Number(approval[1]) };
   }

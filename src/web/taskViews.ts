@@ -1,7 +1,7 @@
 // What the dashboard shows of a task, as JSON for its page: the list row and the task's page.
 // Built from the store's summaries and the host's list facts; every string is cleaned.
 import { listFacts } from "../host/index.js";
-import type { ApprovalRequest, TaskDetails, TaskSummary } from "../store/index.js";
+import type { ApprovalRequest, InboxMessage, TaskDetails, TaskSummary } from "../store/index.js";
 import { cleanJson } from "./cleanJson.js";
 
 export interface TaskRow {
@@ -46,12 +46,15 @@ export interface TaskPage extends TaskRow {
   readonly details?: Record<string, unknown>;
   readonly messages: Record<string, number>;
   readonly approvals: readonly ApprovalRequest[];
+  /** The messages sent to the task, each with its state and, once answered, the reply. */
+  readonly inbox: readonly InboxMessage[];
 }
 
 export function taskPage(
   task: TaskDetails,
   shortId: string,
   approvals: readonly ApprovalRequest[],
+  inbox: readonly InboxMessage[],
 ): TaskPage {
   const pending = approvals.filter((request) => request.state === "pending").length;
   return cleanJson({
@@ -63,5 +66,6 @@ export function taskPage(
     ...(task.details === undefined ? {} : { details: task.details }),
     messages: task.messages,
     approvals,
+    inbox,
   }) as TaskPage;
 }

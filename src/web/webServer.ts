@@ -4,7 +4,7 @@
 // change), so it can stop and start at any time.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { checkTakesMessages, diffTask } from "../host/index.js";
+import { checkTakesMessages, diffTask, eventText, rerunTask } from "../host/index.js";
 import { WardenError } from "../protocol/index.js";
 import {
   APPROVAL_DECISIONS,
@@ -34,6 +34,11 @@ export interface WebServerOptions {
   readonly port: number;
   readonly token: string;
   readonly page: PageFiles;
+  /**
+   * Runs a task the page made (a rerun) in the background, as `warden run --detach` does, and
+   * resolves once it has been taken; the server itself never runs a task.
+   */
+  readonly runInBackground: (id: string) => Promise<void>;
 }
 
 export interface RunningWebServer {
@@ -219,13 +224,14 @@ class WebServer {
       case "task": {
         const details = await tasks.get(route.ref);
         const approvals = await tasks.approvals(details.id);
-        sendJson(res, 200, taskPage(details, await tasks.shortId(details.id), approvals));
+        const inbox = await tasks.messages(details.id);
+        sendJson(res, 200, taskPage(details, await tasks.shortId(details.id), approvals, inbox));
         return;
       }
       case "events":
         return this.#events(route.ref, route.since, res);
       case "diff": {
-        const diff = await diffTask(tasks, route.ref);
+        const diff = await diffTask(tasks, route.ref, { commits: true });
         sendJson(res, 200, cleanJson(diff));
         return;
       }
@@ -258,6 +264,13 @@ class WebServer {
         await readBody(req);
         const outcome = await tasks.cancel(route.ref, { by: null });
         sendJson(res, 200, cleanJson(outcome));
+        return;
+      }
+      case "rerun": {
+        await readBody(req);
+        const made = await rerunTask(tasks, route.ref, { env: process.env });
+        await this.#options.runInBackground(made.id);
+        sendJson(res, 200, { id: made.id, state: (await tasks.get(made.id)).state });
         return;
       }
     }
@@ -304,7 +317,10 @@ class WebServer {
     const stream = new EventStream(res);
     try {
       for await (const event of tasks.watch(id, { since, signal: stream.closed })) {
-        await stream.send("task", cleanJson(event), event.seq);
+        // `shown` is what `warden watch` prints for the event, so the page and the CLI say the same.
+        const shown = eventText(event.type, event);
+        const sent = shown === undefined ? event : { ...event, shown };
+        await stream.send("task", cleanJson(sent), event.seq);
       }
       if (!stream.closed.aborted) {
         await stream.send("end", {});

@@ -251,11 +251,13 @@ describe(
         sum += (await show(ws, children[i] ?? "")).spend?.costUSD ?? NaN;
       }
       // Each child may have had one request in flight when the sum reached the cap, and one more
-      // may pass before the other's record is read (SPEND_LIMITS.flushDelayMs + refreshMs).
+      // may pass while the other's last answer is still being written (a durable write) or
+      // before its record is read again (SPEND_LIMITS.treeReadMs): two a child at most, unless
+      // the disk takes longer to write a record than the agent takes to make a request.
       const requests = api.conversationRequests();
       assert.ok(requests < SCRIPTED_CALLS, "the script ran out: nothing stopped the children");
       assert.ok(sum >= CAP_USD - 1e-9, `the children spent ${sum}, below the parent's cap`);
-      assert.ok(sum < CAP_USD + 2 * (sum / requests) + 1e-9, `the children spent ${sum}`);
+      assert.ok(sum < CAP_USD + 4 * (sum / requests) + 1e-9, `the children spent ${sum}`);
       t.diagnostic(
         `children spent $${sum.toFixed(4)} of the parent's $${CAP_USD} in ${requests} requests`,
       );

@@ -1,68 +1,69 @@
 // The dashboard in a real browser: Debian's chromium driven by playwright-core, against the
-// real server and the built page. It shows tasks as they are made, a task's events as they are
-// written, takes messages and cancels through the store, and shows hostile text as text.
+// real server and the built page. It shows tasks as they are made, a task's events and its
+// conversation as they are written, its messages with their replies pending, its cost over
+// time and its changes; it takes messages, cancels and reruns through the store; and it shows
+// hostile text (a title, a transcript, a file name, a commit message) as text.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { Tasks } from "../../src/store/index.js";
+import type { Browser, Page } from "playwright-core";
+import { createTask, executeTask } from "../../src/host/index.js";
+import type { TaskSummary } from "../../src/store/index.js";
 import {
   readOrMakeToken,
   readPageFiles,
   startWebServer,
   type RunningWebServer,
 } from "../../src/web/index.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { hostFixture, NO_SANDBOX, type HostFixture } from "../host/fixtures.js";
+import { TEST_LIMITS } from "../support/testBounds.js";
+import { launchChromium, NO_BROWSER, SHOTS, waitUntil } from "./browserKit.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const NO_BROWSER = skipWhen(
-  existsSync(CHROMIUM) ? false : "chromium is not installed: apt-get install chromium",
-);
+const HOSTILE = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
+/** Marks that must never reach the page: bidi overrides and isolates, and a terminal escape. */
+const CONTROLS = ["\u202e", "\u2066", "\u001b"];
+/** A file name cannot hold a slash, so the hostile one has no closing tag. */
+const HOSTILE_NAME = "<img src=x onerror=alert(3)>";
 
-/** Where screenshots go: WARDEN_SCREENSHOTS when set (docs/ takes them from there), else tmp. */
-const SHOTS = process.env.WARDEN_SCREENSHOTS ?? join(tmpdir(), "warden-dashboard-shots");
-
-/** Resolves once `check` holds; fails after five seconds. */
-async function waitUntil(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("the page never got there");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-describe("the dashboard in a browser", { skip: NO_BROWSER }, () => {
-  let root: string;
-  let tasks: Tasks;
+describe("the dashboard in a browser", { skip: NO_BROWSER || NO_SANDBOX }, () => {
+  let fx: HostFixture;
   let server: RunningWebServer;
   let browser: Browser;
   let page: Page;
   const dialogs: string[] = [];
+  /** The background runs the page asked for, so the tests can wait for them. */
+  const background: Promise<unknown>[] = [];
+  /** A finished task whose agent made a file and a commit with hostile names. */
+  let hostileTask: TaskSummary;
 
   before(async () => {
-    root = await mkdtemp(join(tmpdir(), "warden-dashboard-"));
-    tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
-    const token = await readOrMakeToken(tasks.dataDir);
+    fx = await hostFixture();
+    const token = await readOrMakeToken(fx.tasks.dataDir);
     server = await startWebServer({
-      tasks,
+      tasks: fx.tasks,
       host: "127.0.0.1",
       port: 0,
       token,
       page: await readPageFiles(),
+      runInBackground: (id) => {
+        background.push(executeTask(fx.tasks, id, { env: {} }));
+        return Promise.resolve();
+      },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-      ],
-    });
+    const script =
+      `printf 'const shown = "%s"; // a comment\\n' '${HOSTILE}' > "$(printf '${HOSTILE_NAME}\\342\\200\\256.ts')" && ` +
+      `git add -A && git commit -qm "$(printf '${HOSTILE} \\342\\200\\256\\033[31mred')"`;
+    ({ summary: hostileTask } = await createTask(fx.tasks, {
+      repo: fx.repo,
+      prompt: "make a hostile commit\n",
+      agent: "command",
+      command: ["sh", "-c", script],
+      limits: TEST_LIMITS,
+    }));
+    const outcome = await executeTask(fx.tasks, hostileTask.id, { env: {} });
+    assert.equal(outcome.kind === "finished" && outcome.terminal.state, "succeeded");
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
@@ -71,10 +72,20 @@ describe("the dashboard in a browser", { skip: NO_BROWSER }, () => {
     await mkdir(SHOTS, { recursive: true });
   });
   after(async () => {
+    await Promise.allSettled(background);
     await browser.close();
     await server.close();
-    await rm(root, { recursive: true, force: true });
+    await fx.cleanup();
   });
+
+  /** The page's whole text, checked to hold none of the controls a sandbox may send. */
+  async function shownText(): Promise<string> {
+    const shown = await page.locator("body").innerText();
+    for (const control of CONTROLS) {
+      assert.ok(!shown.includes(control), `no ${JSON.stringify(control)} reaches the page`);
+    }
+    return shown;
+  }
 
   test("without the token the page is refused; with it the list loads and the address drops it", async () => {
     const refused = await page.goto(server.url.replace(/\?token=.*$/, ""));
@@ -89,51 +100,129 @@ describe("the dashboard in a browser", { skip: NO_BROWSER }, () => {
     await page.goto(server.url);
     await page.waitForSelector("table");
     const started = Date.now();
-    const { id } = await tasks.create({ prompt: "appears live" });
+    const { id } = await fx.tasks.create({ prompt: "appears live" });
     await page.waitForSelector(`tr[data-id="${id}"]`, { timeout: 5_000 });
     assert.ok(Date.now() - started < 1_000 + 500, "within a second, with room for the browser");
     await page.screenshot({ path: join(SHOTS, "dashboard-list.png") });
   });
 
-  test("a task's page streams its events, sends a message and cancels through the store", async () => {
-    const { id } = await tasks.create({ prompt: "a task to steer" });
-    const run = await tasks.attach(id);
+  test("a task's page streams its events and conversation, shows its cost over time and a message's pending reply", async () => {
+    const { id } = await fx.tasks.create({ prompt: "a task to steer" });
+    const run = await fx.tasks.attach(id);
     run.appendEvent("note", { text: "first step" });
     await page.goto(`${server.url}#/task/${id}`);
     await page.getByText("note: first step").waitFor();
-    run.appendEvent("note", { text: "second step" });
-    await page.getByText("note: second step").waitFor({ timeout: 2_000 });
+    run.appendEvent("agent", {
+      kind: "assistant_text",
+      text: "I will read the tests first.",
+      cut: false,
+    });
+    run.appendEvent("agent", { kind: "tool_use", id: "t1", name: "Bash", summary: "npm test" });
+    run.appendEvent("usage", { inputTokens: 1200, outputTokens: 300, costUSD: 0.0123 });
+    const transcript = page.getByLabel("transcript");
+    await transcript.getByText("I will read the tests first.").waitFor({ timeout: 2_000 });
+    await transcript.getByText("Bash: npm test").waitFor();
+    assert.equal(await transcript.locator(".tool-result").textContent(), "running");
+    run.appendEvent("agent", { kind: "tool_result", id: "t1", ok: false, summary: "2 failing" });
+    await transcript.getByText("error: 2 failing").waitFor({ state: "attached", timeout: 2_000 });
+    run.appendEvent("usage", { inputTokens: 4000, outputTokens: 900, costUSD: 0.0456 });
+    await page.getByRole("img", { name: /cost over time, \$0\.0456/ }).waitFor({ timeout: 2_000 });
+    assert.match(
+      await page.locator(".cost-chart p").innerText(),
+      /\$0\.0456 after \d+s, 2 measures/,
+    );
 
-    await page.getByLabel("message").fill("also update the changelog");
+    await page.getByLabel("message", { exact: true }).fill("also update the changelog");
     await page.getByRole("button", { name: "send" }).click();
-    await waitUntil(async () => (await page.getByLabel("message").inputValue()) === "");
-    const inbox = await tasks.messages(id);
+    const messages = page.getByLabel("messages");
+    await messages.getByText("waiting for the agent to take it…").waitFor({ timeout: 2_000 });
     assert.deepEqual(
-      inbox.map((m) => m.body),
+      (await fx.tasks.messages(id)).map((m) => m.body),
       ["also update the changelog"],
     );
+    // The executor's side of `send --await`, as its channel server plays it: it takes the
+    // message and says so, then delivers the reply and says so.
+    const taken = await run.takeMessages();
+    assert.equal(taken.length, 1);
+    run.appendEvent("message_taken", { n: 1 });
+    await messages
+      .getByText("the agent has it; waiting for its reply…")
+      .waitFor({ timeout: 2_000 });
+    await run.deliver(1, "changelog updated");
+    run.appendEvent("message_delivered", { n: 1 });
+    await messages.getByText("changelog updated").waitFor({ timeout: 2_000 });
     await page.screenshot({ path: join(SHOTS, "dashboard-task.png"), fullPage: true });
 
     await page.getByRole("button", { name: "cancel task" }).click();
-    await waitUntil(async () => (await tasks.get(id)).cancelRequested);
-    assert.equal((await tasks.get(id)).cancelRequested, true);
+    await waitUntil(async () => (await fx.tasks.get(id)).cancelRequested);
     await run.finish({ state: "cancelled" });
   });
 
+  test("a finished task's changes show its commits and its diff coloured, and run again makes a new task that runs", async () => {
+    await page.goto(`${server.url}#/task/${hostileTask.id}`);
+    const changes = page.locator(".diff");
+    await changes.waitFor({ timeout: 5_000 });
+    assert.ok((await page.locator(".diff .add").count()) > 0, "added lines are marked");
+    assert.ok((await page.locator(".diff .tok-string").count()) > 0, "strings are coloured");
+    assert.ok((await page.locator(".diff .tok-comment").count()) > 0, "comments are coloured");
+    assert.equal(await page.locator(".commits li").count(), 1);
+    await page
+      .locator("section", { hasText: "changes" })
+      .last()
+      .screenshot({
+        path: join(SHOTS, "dashboard-changes.png"),
+      });
+
+    await page.getByRole("button", { name: "run again" }).click();
+    await page.waitForURL((url) => !url.hash.endsWith(hostileTask.id), { timeout: 5_000 });
+    const rerun = /#\/task\/([0-9a-z]+)$/.exec(page.url())?.[1] ?? "";
+    assert.notEqual(rerun, "");
+    const made = await fx.tasks.get(rerun);
+    assert.equal(
+      made.spec.base,
+      (await fx.tasks.get(hostileTask.id)).spec.base,
+      "the new task starts where the old one did",
+    );
+    await page.locator("dd", { hasText: /^succeeded$/ }).waitFor({ timeout: 30_000 });
+    assert.equal((await fx.tasks.get(rerun)).state, "succeeded");
+  });
+
   test("script tags, bidi controls and escapes from a task are shown as text: nothing runs, nothing reorders", async () => {
-    const hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
-    const { id } = await tasks.create({ prompt: `${hostile}\u202e title` });
-    const run = await tasks.attach(id);
-    run.appendEvent("note", { text: `${hostile} \u202e\u2066 \u001b[31mred\u001b[0m` });
+    const { id } = await fx.tasks.create({ prompt: `${HOSTILE}\u202e title` });
+    const run = await fx.tasks.attach(id);
+    run.appendEvent("note", { text: `${HOSTILE} \u202e\u2066 \u001b[31mred\u001b[0m` });
+    run.appendEvent("agent", { kind: "assistant_text", text: `${HOSTILE}\u202e said`, cut: false });
+    run.appendEvent("agent", {
+      kind: "tool_use",
+      id: "x",
+      name: HOSTILE,
+      summary: "\u001b]0;title\u0007",
+    });
     await page.goto(`${server.url}#/task/${id}`);
-    await page.getByText("note:", { exact: false }).first().waitFor();
-    const shown = await page.locator("body").innerText();
+    await page.getByLabel("transcript").getByText("said", { exact: false }).waitFor();
+    const shown = await shownText();
     assert.match(shown, /<script>alert\(2\)<\/script>/, "the markup is shown as its text");
-    for (const control of ["\u202e", "\u2066", "\u001b"]) {
-      assert.ok(!shown.includes(control), "no bidi control or escape reaches the page");
-    }
+    await run.finish({ state: "succeeded" });
+
+    await page.goto(`${server.url}#/task/${hostileTask.id}`);
+    await page
+      .locator(".commits li")
+      .waitFor({ timeout: 15_000 })
+      .catch(async (error: unknown) => {
+        const shown = await page.locator("main").innerText();
+        assert.fail(`the commits never showed (${String(error)}); the page said:\n${shown}`);
+      });
+    const withChanges = await shownText();
+    assert.match(
+      await page.locator(".commits li").innerText(),
+      /<img src=x onerror="alert\(1\)"><script>alert\(2\)<\/script>/,
+      "the commit's subject is shown as text",
+    );
+    assert.ok(withChanges.includes(`b/${HOSTILE_NAME}`), "the file's name is shown as text");
+    await page.goto(server.url);
+    await page.waitForSelector(`tr[data-id="${id}"]`);
+    await shownText();
     assert.equal(await page.locator("main img, main script").count(), 0, "no element was made");
     assert.deepEqual(dialogs, [], "no script ran");
-    await run.finish({ state: "succeeded" });
   });
 });

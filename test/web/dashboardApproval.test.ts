@@ -14,6 +14,7 @@ import {
   startWebServer,
   type RunningWebServer,
 } from "../../src/web/index.js";
+import { refuseBackgroundRuns } from "./refuseBackgroundRuns.js";
 import { claudeSuite, NO_CLAUDE_SYSTEM, runClaude, warden } from "../e2e/claudeTasks.js";
 import { idOf } from "../e2e/fixtures.js";
 import type { ScriptedAnthropic } from "../support/scriptedAnthropic.js";
@@ -34,6 +35,7 @@ describe("an approval answered on the dashboard", { skip: NO_CLAUDE_SYSTEM ?? NO
       port: 0,
       token: await readOrMakeToken(tasks.dataDir),
       page: await readPageFiles(),
+      runInBackground: refuseBackgroundRuns,
     });
     browser = await launchChromium();
     await mkdir(SHOTS, { recursive: true });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Tasks } from "../../src/store/index.js";
 import { readOrMakeToken, startWebServer, type RunningWebServer } from "../../src/web/index.js";
+import { refuseBackgroundRuns } from "./refuseBackgroundRuns.js";
 
 const PAGE = { html: Buffer.from(""), js: Buffer.from(""), css: Buffer.from("") };
 
@@ -27,7 +28,14 @@ describe("the dashboard's list of many tasks", () => {
     root = await mkdtemp(join(tmpdir(), "warden-list-rows-"));
     tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
     token = await readOrMakeToken(tasks.dataDir);
-    server = await startWebServer({ tasks, host: "127.0.0.1", port: 0, token, page: PAGE });
+    server = await startWebServer({
+      tasks,
+      host: "127.0.0.1",
+      port: 0,
+      token,
+      page: PAGE,
+      runInBackground: refuseBackgroundRuns,
+    });
   });
   after(async () => {
     await server.close();

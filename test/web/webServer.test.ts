@@ -16,6 +16,7 @@ import {
   TOKEN_FILE,
   type RunningWebServer,
 } from "../../src/web/index.js";
+import { refuseBackgroundRuns } from "./refuseBackgroundRuns.js";
 
 const PAGE = {
   html: Buffer.from("<!doctype html><title>warden</title>"),
@@ -124,7 +125,14 @@ describe("the dashboard's server", () => {
     root = await mkdtemp(join(tmpdir(), "warden-web-"));
     tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
     token = await readOrMakeToken(tasks.dataDir);
-    server = await startWebServer({ tasks, host: "127.0.0.1", port: 0, token, page: PAGE });
+    server = await startWebServer({
+      tasks,
+      host: "127.0.0.1",
+      port: 0,
+      token,
+      page: PAGE,
+      runInBackground: refuseBackgroundRuns,
+    });
   });
   after(async () => {
     await server.close();
@@ -193,6 +201,26 @@ describe("the dashboard's server", () => {
     );
     assert.equal(cancel.status, 200, cancel.body);
     assert.equal((await tasks.get(id)).cancelRequested, true);
+  });
+
+  test("a rerun of a task with no repository is refused with the host's error, and makes no task", async () => {
+    const { id } = await tasks.create({ prompt: "made by the store alone" });
+    const before = (await tasks.list()).length;
+    const answer = await call(
+      server,
+      "POST",
+      `/api/tasks/${id}/rerun`,
+      { ...bearer(), "content-type": "application/json" },
+      "{}",
+    );
+    assert.equal(answer.status, 400);
+    assert.equal(
+      (JSON.parse(answer.body) as { error: { code: string } }).error.code,
+      "NOT_A_HOST_TASK",
+    );
+    assert.equal((await tasks.list()).length, before);
+    const byGet = await call(server, "GET", `/api/tasks/${id}/rerun`, bearer());
+    assert.equal(byGet.status, 404, "a GET changes nothing");
   });
 
   test("the list is newest first, a page at a time, and its texts are cleaned", async () => {

@@ -62,6 +62,12 @@ export function ledgerLineCost(line: string): number | undefined {
   return costUSD;
 }
 
+/** The task a line that counts names (ledgerLineCost has checked it is one). */
+function ledgerLineTask(line: string): string | undefined {
+  const { task } = JSON.parse(line) as { task?: unknown };
+  return typeof task === "string" ? task : undefined;
+}
+
 async function lockLedger(handle: FileHandle, path: string): Promise<void> {
   const until = Date.now() + SPEND_LIMITS.ledgerLockWaitMs;
   while (!tryFlock(handle.fd, "exclusive")) {
@@ -112,17 +118,33 @@ export class LedgerTail {
   #day = "";
   #offset = 0;
   #total = 0;
+  /** The part of #total that `self`'s lines add. */
+  #selfTotal = 0;
   /** The start of a line whose newline has not been read yet. */
   #partial: Buffer = Buffer.alloc(0);
   /** Inside a line too long to count, which is skipped up to its newline. */
   #skipping = false;
   #ignored = 0;
 
-  constructor(private readonly dataDir: string) {}
+  /** `self`: the task whose own lines the tail keeps apart (its writer knows them sooner). */
+  constructor(
+    private readonly dataDir: string,
+    private readonly self?: string,
+  ) {}
+
+  /** The UTC day last read, or "" before the first read. */
+  get day(): string {
+    return this.#day;
+  }
 
   /** The day's total as last read, in US dollars. */
   get total(): number {
     return this.#total;
+  }
+
+  /** What `self`'s lines of the day add to the total, as last read. */
+  get selfTotal(): number {
+    return this.#selfTotal;
   }
 
   /** Lines of the day that did not count. */
@@ -137,6 +159,7 @@ export class LedgerTail {
       this.#day = day;
       this.#offset = 0;
       this.#total = 0;
+      this.#selfTotal = 0;
       this.#partial = Buffer.alloc(0);
       this.#skipping = false;
     }
@@ -191,14 +214,16 @@ export class LedgerTail {
 
   #count(line: Buffer): void {
     if (line.length === 0) return;
-    const cost = ledgerLineCost(line.toString("utf8"));
+    const text = line.toString("utf8");
+    const cost = ledgerLineCost(text);
     if (cost === undefined) {
       this.#ignored++;
       return;
     }
-    this.#total = Math.min(
-      this.#total + cleanIncrease(cost, SPEND_LIMITS.maxRecordedUSD),
-      SPEND_LIMITS.maxRecordedUSD,
-    );
+    const increase = cleanIncrease(cost, SPEND_LIMITS.maxRecordedUSD);
+    this.#total = Math.min(this.#total + increase, SPEND_LIMITS.maxRecordedUSD);
+    if (this.self !== undefined && ledgerLineTask(text) === this.self) {
+      this.#selfTotal = Math.min(this.#selfTotal + increase, SPEND_LIMITS.maxRecordedUSD);
+    }
   }
 }

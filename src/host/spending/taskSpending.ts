@@ -12,7 +12,7 @@ import { errorMessage } from "../../lang/index.js";
 import { taskLayout } from "../taskLayout.js";
 import { SPEND_LIMITS } from "./limits.js";
 import { capRefusal, type BudgetRefusal } from "./spendCaps.js";
-import { appendLedger, LedgerTail } from "./spendLedger.js";
+import { appendLedger, LedgerTail, utcDay } from "./spendLedger.js";
 import { startingTotals, writeSpendRecord } from "./spendRecord.js";
 import { addUsage, hasSpent, spendSince, type SpendTotals } from "./spendTotals.js";
 import { readTreeCaps, TreeSpend, type TreeCap } from "./treeSpend.js";
@@ -57,6 +57,11 @@ export class TaskSpending implements SpendGate {
   /** A flush waits its turn in #flushing: a burst of increases becomes one write. */
   #flushQueued = false;
   #treeReadAt = -Infinity;
+  /**
+   * What this task's own lines add to the ledger's file of `day`, as it wrote them: its part of
+   * the day counts from the moment its line is written, not when the tail next reads the file.
+   */
+  #ownLedgered = { day: "", usd: 0 };
   #refreshing: Promise<void> | undefined;
   readonly #refreshTimer: NodeJS.Timeout;
   readonly #warned = new Set<string>();
@@ -77,7 +82,7 @@ export class TaskSpending implements SpendGate {
     this.#told = start;
     this.#now = options.now ?? Date.now;
     this.#recordPath = taskLayout(options.dataDir, options.taskId).spend;
-    this.#tail = new LedgerTail(options.dataDir);
+    this.#tail = new LedgerTail(options.dataDir, options.taskId);
     this.#tree = new TreeSpend(options.dataDir, options.taskId, caps[0]?.id);
     this.#refreshTimer = setInterval(() => {
       void this.refresh();
@@ -94,6 +99,7 @@ export class TaskSpending implements SpendGate {
     const caps = await readTreeCaps(options.dataDir, [...options.ancestors, options.taskId]);
     const spending = new TaskSpending(options, start, caps);
     await spending.refresh();
+    spending.#ownLedgered = { day: spending.#tail.day, usd: spending.#tail.selfTotal };
     return spending;
   }
 
@@ -126,10 +132,7 @@ export class TaskSpending implements SpendGate {
       ...(dailyCap === undefined
         ? {}
         : {
-            daily: {
-              capUSD: dailyCap,
-              spentUSD: this.#tail.total + spendSince(this.#ledgered, this.#totals).costUSD,
-            },
+            daily: { capUSD: dailyCap, spentUSD: this.#spentToday() },
           }),
     });
     if (refusal === undefined) return undefined;
@@ -138,6 +141,20 @@ export class TaskSpending implements SpendGate {
     this.options.onRefusal(refusal);
     this.#stop?.();
     return refusal;
+  }
+
+  /**
+   * The day's spend: the other tasks' lines as last read, this task's lines (as written, or as
+   * read when an earlier attach wrote more), and what it has spent but not written yet.
+   */
+  #spentToday(): number {
+    const day = utcDay(this.#now());
+    const tail = this.#tail;
+    const othersUSD = tail.day === day ? tail.total - tail.selfTotal : 0;
+    const ownRead = tail.day === day ? tail.selfTotal : 0;
+    const ownWritten = this.#ownLedgered.day === day ? this.#ownLedgered.usd : 0;
+    const unwritten = spendSince(this.#ledgered, this.#totals).costUSD;
+    return othersUSD + Math.max(ownRead, ownWritten) + unwritten;
   }
 
   record(increase: RequestUsage): void {
@@ -222,22 +239,38 @@ export class TaskSpending implements SpendGate {
   async #flush(final = false): Promise<void> {
     const totals = this.#totals;
     const now = this.#now();
-    try {
-      if (hasSpent(this.#recorded, totals)) {
-        await writeSpendRecord(this.#recordPath, totals, now);
-        this.#recorded = totals;
-      }
+    // The record (which the tree's checks read) and the ledger (which the daily cap reads) are
+    // written at once: each is a durable write, and a sibling's check waits on neither.
+    const writes: Promise<void>[] = [];
+    if (hasSpent(this.#recorded, totals)) {
+      writes.push(
+        writeSpendRecord(this.#recordPath, totals, now).then(() => {
+          this.#recorded = totals;
+        }),
+      );
+    }
+    if (hasSpent(this.#ledgered, totals)) {
       const increase = spendSince(this.#ledgered, totals);
-      if (hasSpent(this.#ledgered, totals)) {
-        await appendLedger(this.options.dataDir, {
+      writes.push(
+        appendLedger(this.options.dataDir, {
           at: now,
           task: this.options.taskId,
           ...increase,
-        });
-        this.#ledgered = totals;
+        }).then(() => {
+          const day = utcDay(now);
+          const before = this.#ownLedgered.day === day ? this.#ownLedgered.usd : 0;
+          this.#ownLedgered = { day, usd: before + increase.costUSD };
+          this.#ledgered = totals;
+        }),
+      );
+    }
+    for (const written of await Promise.allSettled(writes)) {
+      if (written.status === "rejected") {
+        this.#warnOnce(
+          "write",
+          `the task's spend could not be written: ${errorMessage(written.reason)}`,
+        );
       }
-    } catch (error) {
-      this.#warnOnce("write", `the task's spend could not be written: ${errorMessage(error)}`);
     }
     const due = final || now - this.#lastUsageAt >= SPEND_LIMITS.usageEventMs;
     const room = final || this.#usageEvents < SPEND_LIMITS.usageEvents;

@@ -33,3 +33,20 @@ export function elapsedText(fromMs: number, toMs: number): string {
 export function dollarsText(usd: number | undefined): string {
   return usd === undefined ? "" : `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An SVG element with its attributes; like `el`, it never takes markup. */
+export function svgEl<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attributes: Readonly<Record<string, string>> = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  for (const child of children) {
+    if (child === undefined || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}

@@ -1,37 +1,22 @@
-// One task's page: its facts, its events as they happen (each folded to one line, its whole
-// record inside), the approvals waiting for an answer, its changes, and the actions a person
-// may take. Every action goes to the same store operation the CLI uses; its error is shown.
+// One task's page: its facts and tree, the approvals waiting for an answer, the conversation
+// and the events as they happen, the messages sent and their replies, its cost over time, its
+// changes, and the actions a person may take. Every action goes to the same store operation the
+// CLI uses; its error is shown.
 import { ApiError, type Api } from "./api.js";
+import { CostChart } from "./costChart.js";
+import { diffView } from "./diffView.js";
 import { clear, dollarsText, el, elapsedText } from "./dom.js";
-import type { TaskRow } from "./listView.js";
+import type { Approval, DiffAnswer, InboxEntry, TaskEvent, TaskPage } from "./pageTypes.js";
+import { Transcript } from "./transcriptView.js";
 
-interface Approval {
-  n: number;
-  state: string;
-  tool?: string;
-  input?: unknown;
-  summary?: string;
-}
-
-interface TaskPage extends TaskRow {
-  deadline: number;
-  children: string[];
-  parent: string | null;
-  settings: Record<string, unknown>;
-  summary?: string;
-  approvals: Approval[];
-}
-
-interface TaskEvent {
-  seq: number;
-  time?: number;
-  type: string;
-  [field: string]: unknown;
-}
-
-interface Diff {
-  diff: string;
-}
+/** Events after which the task's facts, approvals or messages have changed. */
+const RELOAD_ON = new Set([
+  "state",
+  "approval_asked",
+  "approval_answered",
+  "message_taken",
+  "message_delivered",
+]);
 
 function errorText(error: unknown): string {
   if (error instanceof ApiError) {
@@ -40,13 +25,15 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** One line for an event: its time, type and the words that say most about it. */
+/** One line for an event: its time and the words `warden watch` prints for it. */
 function eventLine(event: TaskEvent): string {
-  const time = event.time === undefined ? "" : new Date(event.time).toLocaleTimeString();
-  const words = ["kind", "summary", "text", "line", "message", "state", "code"]
-    .map((key) => event[key])
-    .filter((value): value is string => typeof value === "string")
-    .join(" · ");
+  const time = new Date(event.at).toLocaleTimeString();
+  const words =
+    event.shown ??
+    ["kind", "summary", "text", "line", "message", "state", "code"]
+      .map((key) => event[key])
+      .filter((value): value is string => typeof value === "string")
+      .join(" · ");
   return `${time} ${event.type}${words === "" ? "" : `: ${words}`}`;
 }
 
@@ -56,38 +43,61 @@ function callText(request: Approval): string {
   return typeof input === "string" ? input : JSON.stringify(input, null, 2);
 }
 
-function diffView(text: string): HTMLElement {
-  const pre = el("pre", { class: "diff" });
-  for (const line of text.split("\n")) {
-    const kind = line.startsWith("@@")
-      ? "hunk"
-      : line.startsWith("+") && !line.startsWith("+++")
-        ? "add"
-        : line.startsWith("-") && !line.startsWith("---")
-          ? "del"
-          : "";
-    pre.append(el("span", kind === "" ? {} : { class: kind }, `${line}\n`));
-  }
-  return pre;
+/** Where a message has got to, as `send --await` would wait for it. */
+function messageView(message: InboxEntry): HTMLElement {
+  const answer =
+    message.state === "delivered"
+      ? el(
+          "div",
+          { class: "reply" },
+          `reply: ${message.reply ?? "(none)"}${message.replyCut === true ? " [cut]" : ""}`,
+        )
+      : el(
+          "div",
+          { class: "reply pending", role: "status" },
+          message.state === "pending"
+            ? "waiting for the agent to take it…"
+            : "the agent has it; waiting for its reply…",
+        );
+  return el(
+    "div",
+    { class: "message" },
+    el("div", { class: "sent" }, `you: ${message.body}`),
+    answer,
+  );
+}
+
+function taskLink(id: string): HTMLElement {
+  return el("a", { href: `#/task/${id}` }, id);
 }
 
 export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortSignal): void {
   const facts = el("dl", { class: "facts" });
   const approvals = el("div");
+  const transcript = new Transcript();
+  const messages = el("div", { "aria-label": "messages" });
+  const cost = new CostChart();
   const events = el("div", { class: "events", "aria-label": "events" });
   const changes = el("div");
   const problem = el("p", { class: "error", role: "alert" });
   const message = el("textarea", { "aria-label": "message" });
   const send = el("button", { type: "button" }, "send");
   const cancel = el("button", { type: "button" }, "cancel task");
+  const rerun = el("button", { type: "button" }, "run again");
+  rerun.hidden = true;
+  const section = (title: string, ...body: HTMLElement[]): HTMLElement =>
+    el("section", {}, el("h3", {}, title), ...body);
   main.replaceChildren(
     el("p", {}, el("a", { href: "#/" }, "all tasks")),
     facts,
+    el("div", { class: "actions" }, cancel, rerun),
     problem,
-    el("section", {}, el("h3", {}, "waiting for an answer"), approvals),
-    el("section", {}, el("h3", {}, "events"), events),
-    el("section", {}, el("h3", {}, "message the agent"), message, send, cancel),
-    el("section", {}, el("h3", {}, "changes"), changes),
+    section("waiting for an answer", approvals),
+    section("conversation", transcript.node),
+    section("messages", messages, message, send),
+    section("cost over time", cost.node),
+    section("events", events),
+    section("changes", changes),
   );
 
   const act = async (action: () => Promise<unknown>): Promise<void> => {
@@ -100,11 +110,13 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
     }
   };
 
+  let changesAsked = false;
   const load = async (): Promise<void> => {
     const task = await api.get<TaskPage>(`/api/tasks/${encodeURIComponent(id)}`);
     clear(facts);
-    const fact = (name: string, value: string): void => {
-      if (value !== "") facts.append(el("dt", {}, name), el("dd", {}, value));
+    const fact = (name: string, ...value: (HTMLElement | string)[]): void => {
+      if (value.length > 0 && value[0] !== "")
+        facts.append(el("dt", {}, name), el("dd", {}, ...value));
     };
     fact("task", task.id);
     fact("title", task.title);
@@ -113,25 +125,32 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
     fact("repository", task.repo ?? "");
     fact("elapsed", elapsedText(task.createdAt, task.finishedAt ?? Date.now()));
     fact("cost", dollarsText(task.costUSD));
-    fact("parent", task.parent ?? "");
-    fact("children", task.children.join(", "));
+    if (task.parent !== null) fact("parent", taskLink(task.parent));
+    if (task.children.length > 0) {
+      fact(
+        "children",
+        ...task.children.flatMap((child, i) =>
+          i === 0 ? [taskLink(child)] : [", ", taskLink(child)],
+        ),
+      );
+    }
     fact("summary", task.summary ?? "");
     fact("settings", JSON.stringify(task.settings, null, 1));
     const finished = task.finishedAt !== undefined;
     cancel.hidden = finished;
+    rerun.hidden = !finished;
     clear(approvals);
     for (const request of task.approvals.filter((r) => r.state === "pending")) {
+      const answer = (decision: "allow" | "deny"): void => {
+        void act(() => api.post(`/api/tasks/${task.id}/approvals/${request.n}`, { decision }));
+      };
       const allow = el("button", { type: "button" }, "allow");
       const deny = el("button", { type: "button" }, "deny");
       allow.addEventListener("click", () => {
-        void act(() =>
-          api.post(`/api/tasks/${task.id}/approvals/${request.n}`, { decision: "allow" }),
-        );
+        answer("allow");
       });
       deny.addEventListener("click", () => {
-        void act(() =>
-          api.post(`/api/tasks/${task.id}/approvals/${request.n}`, { decision: "deny" }),
-        );
+        answer("deny");
       });
       approvals.append(
         el(
@@ -144,13 +163,19 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
       );
     }
     if (approvals.childElementCount === 0) approvals.append(el("p", {}, "nothing"));
-    if (finished && changes.childElementCount === 0) {
+    messages.replaceChildren(...task.inbox.map(messageView));
+    if (!finished) {
+      changes.replaceChildren(el("p", { class: "muted" }, "shown once the task ends"));
+    } else if (!changesAsked) {
+      // Asked once: loads overlap (each event may start one) and a task's changes never change.
+      changesAsked = true;
+      let shown: HTMLElement;
       try {
-        const diff = await api.get<Diff>(`/api/tasks/${task.id}/diff`);
-        changes.append(diff.diff === "" ? el("p", {}, "no changes") : diffView(diff.diff));
+        shown = diffView(await api.get<DiffAnswer>(`/api/tasks/${task.id}/diff`));
       } catch (error) {
-        changes.append(el("p", {}, errorText(error)));
+        shown = el("p", {}, errorText(error));
       }
+      changes.replaceChildren(shown);
     }
   };
 
@@ -164,6 +189,12 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
   cancel.addEventListener("click", () => {
     void act(() => api.post(`/api/tasks/${encodeURIComponent(id)}/cancel`, {}));
   });
+  rerun.addEventListener("click", () => {
+    void act(async () => {
+      const made = await api.post<{ id: string }>(`/api/tasks/${encodeURIComponent(id)}/rerun`, {});
+      location.hash = `#/task/${made.id}`;
+    });
+  });
 
   void load().catch((error: unknown) => {
     problem.textContent = errorText(error);
@@ -175,15 +206,18 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
         return;
       }
       const event = served.data as TaskEvent;
-      const line = el(
-        "details",
-        {},
-        el("summary", {}, eventLine(event)),
-        el("pre", {}, JSON.stringify(event, null, 2)),
+      transcript.add(event);
+      cost.add(event);
+      events.append(
+        el(
+          "details",
+          {},
+          el("summary", {}, eventLine(event)),
+          el("pre", {}, JSON.stringify(event, null, 2)),
+        ),
       );
-      events.append(line);
       events.scrollTop = events.scrollHeight;
-      if (event.type.startsWith("approval") || event.type === "state") void load();
+      if (RELOAD_ON.has(event.type) || event.type.startsWith("approval")) void load();
     })
     .catch(() => undefined);
 }

@@ -250,6 +250,27 @@ describe("the daily cap", () => {
     await gate.close();
   });
 
+  test("the task's own spend counts as soon as its ledger line is written, before the day is read again", async () => {
+    const tasks = await store();
+    const other = await task(tasks, undefined);
+    const spec = await task(tasks, undefined);
+    const at = Date.now();
+    await appendLedger(tasks.dataDir, { at, task: other.id, ...NO_SPEND, costUSD: 1 });
+    // An earlier attach of the same task spent 2 today.
+    await appendLedger(tasks.dataDir, { at, task: spec.id, ...NO_SPEND, costUSD: 2 });
+    const { gate } = await open(tasks, spec, { dailyCapUSD: 5 });
+    let sent = 0;
+    while (gate.check() === undefined && sent < 100) {
+      gate.record(request(0.5));
+      sent++;
+      // Each line is in the ledger before the next request, as a slow agent's would be; the
+      // gate's own read of the day (every quarter second) has not come round yet.
+      await gate.flushed();
+    }
+    assert.equal(sent, 4, "1 + 2 + 4 x 0.5 reaches the cap of 5");
+    await gate.close();
+  });
+
   test("a daily cap of 0 is no cap", async () => {
     const tasks = await store();
     const spec = await task(tasks, undefined);
