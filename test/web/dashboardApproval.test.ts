@@ -91,6 +91,16 @@ describe("an approval answered on the dashboard", { skip: NO_CLAUDE_SYSTEM ?? NO
     assert.equal(request.answeredBy, "person");
     assert.equal(ended.changes, true, "the allowed call wrote approved.txt");
     await page.locator(".approval").waitFor({ state: "detached", timeout: 10_000 });
+    // The real agent's stream, as the page tells it: the call, its result, and the last words.
+    const transcript = page.getByLabel("transcript");
+    await transcript.locator(".tool", { hasText: "Bash" }).waitFor({ timeout: 10_000 });
+    assert.match(await transcript.locator(".tool").first().innerText(), /echo yes > approved\.txt/);
+    assert.match(
+      (await transcript.locator(".tool .tool-result").first().textContent()) ?? "",
+      /^ok/,
+    );
+    await transcript.getByText("Done.", { exact: true }).waitFor({ timeout: 10_000 });
+    await page.locator(".commits li").waitFor({ timeout: 10_000 });
     await page.close();
   });
 
