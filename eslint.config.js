@@ -31,6 +31,21 @@ export default tseslint.config(
     },
   },
   {
+    // The page shows text a sandbox wrote: it builds elements with textContent only, so nothing
+    // a task says can ever be parsed as HTML.
+    files: ["src/web/page/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "MemberExpression[property.name=/^(innerHTML|outerHTML|insertAdjacentHTML|write|writeln|srcdoc)$/]",
+          message: "The page never parses HTML: build elements with el() and textContent.",
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     extends: [tseslint.configs.disableTypeChecked],
   },
