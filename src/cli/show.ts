@@ -1,13 +1,7 @@
 // `warden show`: one task in full: its state, its settings, what its agent did (turns, tools,
 // usage and cost, approvals), how it ended.
 import type { Command } from "commander";
-import {
-  dollars,
-  readHostSettings,
-  spendText,
-  taskSpend,
-  type SpendTotals,
-} from "../host/index.js";
+import { dollars, spendText, taskSpend, type SpendTotals } from "../host/index.js";
 import { durationText, timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import type { ApprovalRequest, TaskDetails, TaskEvent, Tasks } from "../store/index.js";
@@ -54,22 +48,28 @@ async function spendOf(tasks: Tasks, details: TaskDetails): Promise<SpendTotals 
   return typeof kept === "object" && kept !== null ? (kept as SpendTotals) : undefined;
 }
 
-/** The settings as shown: the agent's and the host's, with the names of --env, never values. */
+/**
+ * The settings as shown: the agent's and the host's, with the names of --env, never values.
+ * They are read as plain fields, not checked against the host's schema: the create step checked
+ * them, settingsPairs shows any value defensively and cleaned, and building the schema would
+ * cost `show` a fifth of its start.
+ */
 function settingsView(details: TaskDetails): Record<string, unknown> | undefined {
-  try {
-    const host = readHostSettings(details.id, details.spec.settings);
-    return {
-      ...host.guest,
-      sandbox: host.sandbox,
-      allow: host.allow,
-      presets: host.presets,
-      env: host.envNames,
-      limits: host.limits,
-      approval: host.approval,
-    };
-  } catch {
-    return undefined;
-  }
+  const host = details.spec.settings;
+  if (host.version !== 1 || !isFields(host.guest)) return undefined;
+  return {
+    ...host.guest,
+    sandbox: host.sandbox,
+    allow: host.allow,
+    presets: host.presets,
+    env: host.envNames,
+    limits: host.limits,
+    approval: host.approval,
+  };
+}
+
+function isFields(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** When the task ended, and how long it took: `14:05:09, after 3m 02s`. */

@@ -1,15 +1,23 @@
 // Whether a task's agent reads the messages `warden send` puts in its inbox. Claude Code takes
 // them on stdin while it runs, Codex CLI and Gemini CLI as a run that resumes the session; a
 // `command` agent has no way to receive one, so a message to it is refused, never kept unread.
-import { adapterFor } from "../agents/index.js";
-import { AGENTS, type AgentName } from "../protocol/index.js";
-import { MessagesNotTakenError, NotAHostTaskError } from "./errors.js";
-import { readHostSettings } from "./hostSettings.js";
+import { AGENT_PROFILES, AGENTS, type AgentName } from "../protocol/index.js";
+import { MessagesNotTakenError } from "./errors.js";
 
-/** Whether the runner hands further messages to this agent (see AgentAdapter). */
+/** Whether the runner hands further messages to this agent (its profile, kept with its adapter). */
 export function agentTakesMessages(agent: AgentName): boolean {
-  const adapter = adapterFor(agent);
-  return adapter.conversation !== undefined || adapter.resumable === true;
+  return AGENT_PROFILES[agent].takesMessages;
+}
+
+/**
+ * The agent a host-made task's settings name, read as plain fields: the create step checked
+ * them, and checking them again here would load every schema for one name.
+ */
+function hostAgent(settings: Record<string, unknown>): AgentName | undefined {
+  const guest = settings.guest;
+  if (settings.version !== 1 || typeof guest !== "object" || guest === null) return undefined;
+  const agent = (guest as Record<string, unknown>).agent;
+  return AGENTS.find((name) => name === agent);
 }
 
 /**
@@ -17,14 +25,8 @@ export function agentTakesMessages(agent: AgentName): boolean {
  * the host did not make is left to the store's own checks: its agent is not the host's to know.
  */
 export function checkTakesMessages(id: string, settings: Record<string, unknown>): void {
-  let agent: AgentName;
-  try {
-    agent = readHostSettings(id, settings).guest.agent;
-  } catch (error) {
-    if (error instanceof NotAHostTaskError) return;
-    throw error;
-  }
-  if (agentTakesMessages(agent)) return;
+  const agent = hostAgent(settings);
+  if (agent === undefined || agentTakesMessages(agent)) return;
   const takers = AGENTS.filter(agentTakesMessages).map((name) => `\`${name}\``);
   throw new MessagesNotTakenError(
     `task ${id} has the \`${agent}\` agent, which takes no messages`,

@@ -40,6 +40,12 @@ export interface AgentProfile {
   readonly install: string | undefined;
   /** The API it calls, for which the host must hold a key the relay adds; undefined: none. */
   readonly api: AgentApi | undefined;
+  /**
+   * Whether the runner hands it the messages `warden send` leaves while it runs. Its adapter
+   * decides (a live conversation, or a resumable session); this copy lets `send` refuse a message
+   * without loading every adapter, and a test holds the two together.
+   */
+  readonly takesMessages: boolean;
 }
 
 export const AGENT_PROFILES = {
@@ -48,6 +54,7 @@ export const AGENT_PROFILES = {
     program: "claude",
     install: "Claude Code (`npm install -g @anthropic-ai/claude-code`)",
     api: "anthropic",
+    takesMessages: true,
   },
   codex: {
     // Codex CLI has no bound on turns or spending and no permission prompt a program can answer;
@@ -56,6 +63,7 @@ export const AGENT_PROFILES = {
     program: "codex",
     install: "Codex CLI (`npm install -g @openai/codex`)",
     api: "openai",
+    takesMessages: true,
   },
   gemini: {
     // Gemini CLI bounds model calls (maxSessionTurns) but not spending, and asks no program;
@@ -64,6 +72,7 @@ export const AGENT_PROFILES = {
     program: "gemini",
     install: "Gemini CLI (`npm install -g @google/gemini-cli`)",
     api: "gemini",
+    takesMessages: true,
   },
   command: {
     // A command may read its bounds from the metadata server and keep to them itself.
@@ -72,6 +81,7 @@ export const AGENT_PROFILES = {
     install: undefined,
     // It needs no key; it gets the Anthropic relay when the host has a key for it.
     api: undefined,
+    takesMessages: false,
   },
 } as const satisfies Readonly<Record<AgentName, AgentProfile>>;
 

@@ -28,9 +28,6 @@ export {
 export { cleanText, cleanLine, indent, cutText } from "./clean.js";
 export { firstIssue } from "./schemaIssue.js";
 export {
-  AGENTS,
-  agentTakes,
-  type AgentField,
   MAX_COMMAND_ARGS,
   MAX_COMMAND_ARG_BYTES,
   MAX_AGENT_ENV,
@@ -40,10 +37,18 @@ export {
   GIT_EMAIL,
   checkSettings,
   parseSettings,
-  type AgentName,
   type Settings,
 } from "./settings.js";
-export { AGENT_PROFILES, type AgentApi, type AgentProfile } from "./agentProfiles.js";
+// Apart from settings.ts, so that naming an agent does not load the settings' schema.
+export {
+  AGENTS,
+  AGENT_PROFILES,
+  agentTakes,
+  type AgentApi,
+  type AgentField,
+  type AgentName,
+  type AgentProfile,
+} from "./agentProfiles.js";
 export { OID, resultSchema, parseResult, formatResult, type Result } from "./result.js";
 export {
   readBundleHeader,

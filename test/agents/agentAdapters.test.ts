@@ -12,7 +12,13 @@ import {
 } from "../../src/agents/index.js";
 import { CODEX_HOME_DIR, codexTaskOf, createCodexAgent } from "../../src/agents/codex/index.js";
 import { createGeminiAgent, geminiTaskOf } from "../../src/agents/gemini/index.js";
-import { BadSettingsError, checkSettings, type Settings } from "../../src/protocol/index.js";
+import {
+  AGENT_PROFILES,
+  AGENTS,
+  BadSettingsError,
+  checkSettings,
+  type Settings,
+} from "../../src/protocol/index.js";
 import { ofType } from "./streamKit.js";
 
 const HOME = "/scratch/agent-home";
@@ -382,6 +388,16 @@ describe("settings the codex and gemini agents do not take are refused", () => {
   test("every agent takes maxBudgetUSD: the host enforces it at the relay", () => {
     for (const agent of ["claude", "codex", "gemini"] as const) {
       assert.equal(checkSettings({ agent, maxBudgetUSD: 0.5 }).maxBudgetUSD, 0.5);
+    }
+  });
+});
+
+describe("every agent's profile and its adapter", () => {
+  test("a profile says the agent takes messages exactly when its adapter converses or resumes", () => {
+    for (const agent of AGENTS) {
+      const adapter = adapterFor(agent);
+      const adapterTakes = adapter.conversation !== undefined || adapter.resumable === true;
+      assert.equal(AGENT_PROFILES[agent].takesMessages, adapterTakes, agent);
     }
   });
 });

@@ -72,9 +72,11 @@ test("warden ls loads no zod, no sandbox, egress or agent code", async () => {
   assert.deepEqual(matching(loaded, /^src\/agents\//), []);
 });
 
-test("warden show and warden send load no sandbox, egress or config code", async () => {
+test("warden show and warden send load no zod, no agent adapter, no sandbox, egress or config code", async () => {
   for (const verb of ["show", "send"]) {
     const loaded = await loadedBy(`src/cli/${verb}.ts`);
+    assert.deepEqual(matching(loaded, ZOD), [], verb);
+    assert.deepEqual(matching(loaded, /^src\/agents\//), [], verb);
     assert.deepEqual(matching(loaded, UNUSED_FOLDERS), [], verb);
   }
 });
