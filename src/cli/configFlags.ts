@@ -24,6 +24,13 @@ const KEY_FLAGS: Partial<Record<ConfigKey, { flag: FlagField; needs?: AgentField
   disk: { flag: "disk" },
   gitName: { flag: "gitName" },
   gitEmail: { flag: "gitEmail" },
+  setup: { flag: "setup" },
+  setupGoal: { flag: "setupGoal" },
+  setupTimeout: { flag: "setupTimeout" },
+  setupAllow: { flag: "setupAllow" },
+  setupPresets: { flag: "setupPreset" },
+  setupEnv: { flag: "setupEnv" },
+  setupKey: { flag: "setupKey" },
 };
 
 /** The flags, with the config's value for each flag not given that the agent takes. */

@@ -23,7 +23,8 @@ export function exitForState(state: TaskState, stoppedBy?: StoppedBy): ExitCode 
     case "succeeded":
       return EXIT.ok;
     case "failed":
-      return stoppedBy === undefined ? EXIT.failed : EXIT.bound;
+      // A failed setup is the task's own failure, not a bound it reached.
+      return stoppedBy === undefined || stoppedBy === "setup" ? EXIT.failed : EXIT.bound;
     case "cancelled":
     case "created":
     case "queued":

@@ -44,6 +44,13 @@ export interface TaskFlags {
   prompt?: string;
   promptFile?: string;
   json?: boolean;
+  setup?: string[];
+  setupGoal?: string;
+  setupTimeout?: string;
+  setupAllow?: string[];
+  setupPreset?: string[];
+  setupEnv?: string[];
+  setupKey?: string[];
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -129,7 +136,37 @@ export function addTaskOptions(command: Command): Command {
     )
     .option("--prompt <text>", "what the task is to do")
     .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
-    .option("--json", "print one JSON object instead of text");
+    .option("--json", "print one JSON object instead of text")
+    .option(
+      "--setup <command>",
+      "run COMMAND by sh -c in the workspace before the agent; the first that fails fails the task (repeatable)",
+      collect,
+    )
+    .option(
+      "--setup-goal <text>",
+      "a prompt the agent runs on its own before the task's, to prepare the workspace",
+    )
+    .option("--setup-timeout <duration>", "the setup's time limit (default 10m)")
+    .option(
+      "--setup-allow <host>",
+      "let setup alone reach HOST[:PORT] through the proxy (repeatable)",
+      collect,
+    )
+    .option(
+      "--setup-preset <name>",
+      "let setup alone reach a preset list of hosts (repeatable)",
+      collect,
+    )
+    .option(
+      "--setup-env <name>",
+      "give the variable NAME of this environment to setup, never to the agent (repeatable)",
+      collect,
+    )
+    .option(
+      "--setup-key <path>",
+      "a path or glob the setup cache is keyed by, at the base (default: the lockfiles; repeatable)",
+      collect,
+    );
 }
 
 /** The policies of --approve, as the settings name them. */
@@ -234,5 +271,22 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
     limits.processes = parseCount(flags.maxProcesses, "--max-processes");
   }
   if (Object.keys(limits).length > 0) input.limits = limits;
+  const setup = setupInput(flags);
+  if (setup !== undefined) input.setup = setup;
   return input;
+}
+
+/** The setup the flags (with the config's defaults) name; undefined when they name none. */
+function setupInput(flags: TaskFlags): CreateTaskInput["setup"] {
+  const setup: NonNullable<CreateTaskInput["setup"]> = {};
+  if (flags.setup !== undefined) setup.commands = flags.setup;
+  if (flags.setupGoal !== undefined) setup.goal = flags.setupGoal;
+  if (flags.setupTimeout !== undefined) {
+    setup.timeoutSeconds = parseSeconds(flags.setupTimeout, "--setup-timeout");
+  }
+  if (flags.setupAllow !== undefined) setup.allow = flags.setupAllow;
+  if (flags.setupPreset !== undefined) setup.presets = flags.setupPreset;
+  if (flags.setupEnv !== undefined) setup.envNames = flags.setupEnv;
+  if (flags.setupKey !== undefined) setup.key = flags.setupKey;
+  return Object.keys(setup).length === 0 ? undefined : setup;
 }

@@ -111,6 +111,44 @@ export const CONFIG_KEYS = {
     repository: false,
     about: "background tasks this machine runs at once; the rest wait their turn",
   },
+  // A repository may name its setup (commands run inside the sandbox, like the agent), its goal,
+  // its time limit and what its cache key reads. The hosts setup may reach beyond the agent's
+  // and the variables of this machine it is given come only from the user's own file or flags.
+  setup: {
+    schema: list,
+    repository: true,
+    about: "commands run by sh -c in the workspace before the agent (--setup)",
+  },
+  setupGoal: {
+    schema: text,
+    repository: true,
+    about: "a prompt the agent runs before the task to prepare the workspace (--setup-goal)",
+  },
+  setupTimeout: {
+    schema: duration,
+    repository: true,
+    about: "the setup's time limit, 10m by default (--setup-timeout)",
+  },
+  setupAllow: {
+    schema: list,
+    repository: false,
+    about: "hosts setup may reach beside the agent's (--setup-allow)",
+  },
+  setupPresets: {
+    schema: list,
+    repository: false,
+    about: "preset lists of hosts setup may reach (--setup-preset)",
+  },
+  setupEnv: {
+    schema: list,
+    repository: false,
+    about: "variables given to setup alone, never to the agent (--setup-env)",
+  },
+  setupKey: {
+    schema: list,
+    repository: true,
+    about: "paths and globs the setup cache is keyed by; default the lockfiles (--setup-key)",
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

@@ -19,6 +19,8 @@ export interface EgressOptions {
   readonly presets?: readonly string[];
   /** The API relay; none when the host has no credential to give. */
   readonly relay?: Omit<RelayOptions, "socketPath">;
+  /** The setup's wider list, while setup runs (see ProxyOptions.setup). */
+  readonly setup?: { readonly allow: readonly string[]; readonly presets: readonly string[] };
 }
 
 export interface RunningEgress {
@@ -28,6 +30,8 @@ export interface RunningEgress {
   readonly relaySocket: string | undefined;
   /** Closes the relay and the proxy and removes their sockets. */
   close(): Promise<void>;
+  /** Narrows the proxy to the agent's list for good (RunningProxy.endSetup). */
+  endSetup(): void;
 }
 
 /** Makes the directory 0700 and checks it is a real directory, not a link to elsewhere. */
@@ -69,6 +73,7 @@ export async function startEgress(options: EgressOptions): Promise<RunningEgress
     allow: options.allow,
     presets: options.presets ?? [],
     log: options.log,
+    ...(options.setup === undefined ? {} : { setup: options.setup }),
   });
   let relay: RunningRelay | undefined;
   try {
@@ -86,6 +91,9 @@ export async function startEgress(options: EgressOptions): Promise<RunningEgress
     dir: options.dir,
     proxySocket,
     relaySocket,
+    endSetup: () => {
+      proxy.endSetup();
+    },
     close: async () => {
       await Promise.all([relay?.close(), proxy.close()]);
       await rm(proxySocket, { force: true });

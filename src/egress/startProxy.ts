@@ -31,11 +31,21 @@ export interface ProxyOptions {
   readonly presets?: readonly string[];
   /** proxy.log: appended to, created 0600. */
   readonly log: string;
+  /**
+   * The wider list that holds while the task's setup runs, beside `allow` and `presets`; none
+   * when the task has no setup to run. endSetup() drops it for good.
+   */
+  readonly setup?: { readonly allow: readonly string[]; readonly presets: readonly string[] };
 }
 
 export interface RunningProxy {
   /** Stops listening, cuts every tunnel, and closes proxy.log. */
   close(): Promise<void>;
+  /**
+   * Drops the setup's list and cuts every tunnel opened while it held: from now on only the
+   * agent's list is used. Once called it cannot be undone.
+   */
+  endSetup(): void;
 }
 
 const STATUS_TEXT = {
@@ -87,12 +97,17 @@ interface Decision {
 /** One proxy instance: its allow list, log, and open sockets. */
 class Proxy {
   readonly #list: AllowList;
+  /** The agent's list and the setup's together, while setup runs; undefined after it. */
+  #setupList: AllowList | undefined;
+  /** Every socket opened while the setup's list held, cut when it ends. */
+  readonly #setupSockets = new Set<Socket>();
   readonly #log: ProxyLog;
   readonly #sockets = new Set<Socket>();
   readonly server: Server;
 
-  constructor(list: AllowList, log: ProxyLog) {
+  constructor(list: AllowList, log: ProxyLog, setupList?: AllowList) {
     this.#list = list;
+    this.#setupList = setupList;
     this.#log = log;
     const options = {
       allowHalfOpen: true,
@@ -108,6 +123,22 @@ class Proxy {
   #track(socket: Socket): void {
     this.#sockets.add(socket);
     socket.once("close", () => this.#sockets.delete(socket));
+    if (this.#setupList !== undefined) {
+      this.#setupSockets.add(socket);
+      socket.once("close", () => this.#setupSockets.delete(socket));
+    }
+  }
+
+  endSetup(): void {
+    if (this.#setupList === undefined) return;
+    this.#setupList = undefined;
+    for (const socket of this.#setupSockets) socket.destroy();
+    this.#setupSockets.clear();
+  }
+
+  /** The list in force now: the setup's while it runs, else the agent's. */
+  get #rules(): AllowList {
+    return this.#setupList ?? this.#list;
   }
 
   async #decide(authority: string): Promise<Decision> {
@@ -118,7 +149,8 @@ class Proxy {
       return { shown: authority.slice(0, EGRESS_LIMITS.targetBytes), port: 0, plan, status: 400 };
     }
     const shown = formatTarget(target);
-    const first = planTarget(this.#list, target);
+    const list = this.#rules;
+    const first = planTarget(list, target);
     if (first.kind !== "resolve") return { shown, port: target.port, plan: first, status: 403 };
     let addresses: string[];
     try {
@@ -129,7 +161,7 @@ class Proxy {
       const reason = `the name does not resolve on the host (${code})`;
       return { shown, port: target.port, plan: { kind: "refuse", reason }, status: 502 };
     }
-    const plan = planAddresses(this.#list, target, first.rule, addresses);
+    const plan = planAddresses(list, target, first.rule, addresses);
     return { shown, port: target.port, plan, status: 403 };
   }
 
@@ -245,13 +277,25 @@ class Proxy {
 /** Starts the proxy; throws BadAllowEntryError or UnknownPresetError before listening. */
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const list = parseAllowList(options.allow, options.presets ?? []);
+  const setupList =
+    options.setup === undefined
+      ? undefined
+      : parseAllowList(
+          [...options.allow, ...options.setup.allow],
+          [...(options.presets ?? []), ...options.setup.presets],
+        );
   const log = new ProxyLog(options.log, EGRESS_LIMITS.proxyLoggedTargets);
-  const proxy = new Proxy(list, log);
+  const proxy = new Proxy(list, log, setupList);
   try {
     await proxy.listen(options.socketPath);
   } catch (error) {
     await log.close();
     throw error;
   }
-  return { close: () => proxy.close() };
+  return {
+    close: () => proxy.close(),
+    endSetup: () => {
+      proxy.endSetup();
+    },
+  };
 }

@@ -59,3 +59,19 @@ export class ChannelRefusedError extends WardenError {
     this.refusal = options.refusal;
   }
 }
+
+/** A setup command exited non-zero, or the setup goal's agent run failed. */
+export class SetupFailedError extends WardenError {
+  static override readonly hint =
+    "see results/setup.log (warden logs) for the setup's output; fix the setup and run the task again";
+  readonly code: string = "SETUP_FAILED";
+  readonly exitClass = "operational";
+}
+
+/** The setup ran past its time limit and was stopped. */
+export class SetupTimeoutError extends WardenError {
+  static override readonly hint =
+    "give setup more time with --setup-timeout (or setupTimeout in .warden/config.yaml)";
+  readonly code: string = "SETUP_TIMEOUT";
+  readonly exitClass = "operational";
+}

@@ -40,3 +40,21 @@ export const GUEST_CHANNEL_LIMITS = {
   /** A line Claude Code writes to the permission tool (JSON-RPC): a tool call with its input. */
   mcpLineBytes: 8 * 1024 * 1024,
 } as const;
+
+/** The runner's bounds on the setup step (the wire's are SETUP_LIMITS in src/protocol). */
+export const GUEST_SETUP_LIMITS = {
+  /** Lines of setup output kept for the error of a failed setup: what a person reads first. */
+  tailLines: 20,
+  /** Bytes of those lines: the error lands in result.json, whose texts are 16 KiB at most. */
+  tailBytes: 4 * 1024,
+  /** Output lines sent to the host in all: past this they are counted, not sent. */
+  outputLines: 20_000,
+  /** Lines waiting to be sent within this go in one request. */
+  coalesceMs: 100,
+  /** Between SIGTERM to a timed-out setup command's group and SIGKILL. */
+  killGraceMs: 2_000,
+  /** git status's list of what setup changed: a directory it ignores is one line, not its files. */
+  statusBytes: 16 * 1024 * 1024,
+  /** How long the end of a setup command's output may take once its process has exited. */
+  drainMs: 1_000,
+} as const;

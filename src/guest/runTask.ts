@@ -19,6 +19,7 @@ import { startMetadataServer, type MetadataServer } from "./metadataServer.js";
 import type { GuestOptions } from "./options.js";
 import { prepareWorkspace, type PreparedWorkspace } from "./prepareWorkspace.js";
 import { readShare, type Share } from "./readShare.js";
+import { runSetupStep } from "./setupStep.js";
 import { finalResult, newDraft, recordFailure } from "./resultDraft.js";
 
 export interface RunTaskOptions extends GuestOptions {
@@ -113,6 +114,24 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
       egress = await trace.around(
         "start egress forwarding",
         startEgressForwarding(options.sockets, options.egressPorts),
+      );
+      progress(`workspace prepared at ${prepared.base}`);
+      // /readyz answers 503 until setup has finished: the workspace is not ready before.
+      await trace.around(
+        "setup",
+        runSetupStep({
+          ...options,
+          share,
+          shareDir: options.share,
+          gitEnv,
+          scratch,
+          agentDir,
+          metadataUrl: server.url,
+          egressEnv: egress.env,
+          relayUrl: egress.relayUrl,
+          env,
+          stop,
+        }),
       );
       server.setReady({ path: workspace, base: prepared.base });
       progress(`workspace ready at ${prepared.base}`);

@@ -13,6 +13,7 @@ import { resolveStart, type TaskStart } from "./resolveStart.js";
 import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
 import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
+import { checkSetup, type SetupInput } from "./setupPlan.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -53,6 +54,8 @@ export interface CreateTaskInput {
   deadline?: DeadlineInput;
   limits?: { memoryBytes?: number; processes?: number; diskBytes?: number };
   labels?: Record<string, string>;
+  /** The setup before the agent: --setup, --setup-goal and the rest (setupPlan.ts). */
+  setup?: SetupInput;
 }
 
 export interface CreatedTask {
@@ -106,6 +109,7 @@ export async function createTask(
   parseAllowList(allow, presets);
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
+  const setup = checkSetup(input.setup ?? {}, input.agent);
   // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
   // then takes its outcome from the memo.
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
@@ -124,6 +128,7 @@ export async function createTask(
     objectFormat: start.objectFormat,
     limits: input.limits,
     approval,
+    setup,
   });
   const stored = hostSettings(settings);
   const beforeWrite =

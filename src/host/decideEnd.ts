@@ -12,6 +12,7 @@ import type { ApiFailureFacts } from "./apiFailure.js";
 import type { BundleFacts } from "./verifyChanges.js";
 import type { BudgetRefusal, SpendTotals } from "./spending/index.js";
 import type { StopReason } from "./stopTriggers.js";
+import type { SetupFailure } from "./setupPhase.js";
 
 export type ResultFacts =
   { kind: "received"; result: Result; bundle: BundleFacts } | { kind: "refused"; error: string };
@@ -42,6 +43,8 @@ export interface EndFacts {
   budget?: BudgetRefusal;
   /** What the relay metered for the task over all its attaches, when it metered any. */
   spend?: SpendTotals;
+  /** How the task's setup failed, as the host recorded it (setupPhase.ts), when it did. */
+  setup?: SetupFailure;
 }
 
 /** The longest error text kept from the sandbox, after cleaning. */
@@ -224,6 +227,12 @@ export function decideEnd(facts: EndFacts): TerminalInput {
   const bound = facts.exit.bound;
   if (bound !== null) return failed(facts, boundError(bound), bound.bound);
   if (facts.exit.outOfMemory) return failed(facts, MEMORY_ERROR, "memory");
+  // A failed setup explains why the agent never ran, whatever the runner claims after it.
+  if (facts.setup !== undefined) {
+    return failed(facts, `setup failed: ${sandboxText(facts.setup.error)}`, "setup", {
+      code: facts.setup.code,
+    });
+  }
   const results = facts.results;
   if (results.kind === "refused") return failed(facts, results.error);
   const { result, bundle } = results;

@@ -5,6 +5,7 @@
 // is cancelled or a bound passes; judge the results against what the host knows and decide the
 // terminal record. What each phase opens is released, last opened first, however it all ends;
 // the attach's directories go last, removed while the end is recorded.
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import {
@@ -19,6 +20,7 @@ import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.j
 import {
   CHANNEL_SOCKET,
   cleanLine,
+  SHARE_FILES,
   receiveResults,
   WardenError,
   type ReceivedResults,
@@ -49,6 +51,8 @@ import { StopTriggers, type StopReason } from "./stopTriggers.js";
 import { cleanAttempt, prepareAttempt, taskLayout, type TaskLayout } from "./taskLayout.js";
 import { verifyChanges } from "./verifyChanges.js";
 import { writeShare } from "./writeShare.js";
+import { SETUP_EVENTS, SETUP_LOG, SetupPhase } from "./setupPhase.js";
+import { guestSetup, planSetupAttach, type SetupAttach } from "./setupPlan.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -104,6 +108,10 @@ class TaskRun {
   private prepared = false;
   /** The removal of the attach's directories, once begun. */
   private removing: Promise<void> | undefined;
+  /** How this attach's setup goes: none, restored from the cache, or run. */
+  private setup: SetupAttach = { kind: "none" };
+  /** The host's account of the setup while it runs; undefined when none runs. */
+  private setupPhase: SetupPhase | undefined;
   /** The relay's spend gate (the task's, its tree's and the day's caps), when there is a relay. */
   private spending: TaskSpending | undefined;
   /** A refused key or an upstream that is not there: shown at once, and it ends the task. */
@@ -130,6 +138,7 @@ class TaskRun {
     try {
       await trace.around("prepare the attach", this.prepare());
       if (this.aborted()) return "interrupted";
+      this.setup = await trace.around("plan the setup", this.planSetup());
       const relay = this.relay();
       // The share and the gates need nothing of each other: they are made at the same time, and
       // both are settled before anything goes on, so every release the gates push is in place.
@@ -203,7 +212,19 @@ class TaskRun {
       ...this.plan.variables,
       ...(relay === undefined ? {} : { [PLACEHOLDER_VARIABLES[relay.api]]: relay.placeholder }),
     };
-    const agentProgram = program === undefined ? {} : { agentProgram: program.path };
+    const setup = this.setup;
+    const agentProgram = {
+      ...(program === undefined ? {} : { agentProgram: program.path }),
+      ...(setup.kind === "none"
+        ? {}
+        : {
+            setup: guestSetup(
+              setup.setup,
+              setup.kind === "restore",
+              setup.kind === "run" && setup.key !== undefined,
+            ),
+          }),
+    };
     // Leased until the sandbox is gone (releases run last opened first), so no cache trim or
     // rebuild removes objects the sandbox's clone borrows.
     const lease = await this.trace.around(
@@ -223,6 +244,72 @@ class TaskRun {
       objectFormat: host.objectFormat,
       history: lease.repository,
     });
+    if (setup.kind === "restore") {
+      await rename(setup.snapshot, join(this.layout.share, SHARE_FILES.setup));
+    }
+  }
+
+  /** Whether this attach's setup runs or starts from the cache (setupPlan.ts). */
+  private async planSetup(): Promise<SetupAttach> {
+    await rm(join(this.layout.results, SETUP_LOG), { force: true });
+    const setup = await planSetupAttach({
+      dataDir: this.dataDir,
+      host: this.plan.host,
+      base: this.plan.spec.base,
+      restorePath: join(this.layout.dir, "setup-restore.tar"),
+      warn: (text) => {
+        this.warn(text);
+      },
+      evicted: (why) => {
+        this.attachment.appendEvent(SETUP_EVENTS.evicted, { why });
+        this.warn(`the cached setup was removed (${why}); setup runs again`);
+      },
+    });
+    if (setup.kind === "restore") {
+      this.attachment.appendEvent(SETUP_EVENTS.cached, {
+        commands: setup.setup.commands.length,
+        goal: setup.setup.goal !== undefined,
+        bytes: setup.bytes,
+      });
+      this.note("setup: starting from the cached snapshot; setup does not run");
+    }
+    return setup;
+  }
+
+  /** The host's account of a setup that runs: it answers the channel and narrows the network. */
+  private openSetupPhase(egress: RunningEgress): SetupPhase | undefined {
+    const setup = this.setup;
+    if (setup.kind !== "run") return undefined;
+    const phase = new SetupPhase({
+      dataDir: this.dataDir,
+      taskDir: this.layout.dir,
+      log: join(this.layout.results, SETUP_LOG),
+      key: setup.key,
+      commands: setup.setup.commands.length,
+      goal: setup.setup.goal !== undefined,
+      timeoutSeconds: setup.setup.timeoutSeconds,
+      env: this.plan.setupVariables,
+      narrow: () => {
+        egress.endSetup();
+      },
+      event: (type, data) => {
+        try {
+          this.attachment.appendEvent(type, data);
+        } catch (error) {
+          // Only a closed attachment refuses a well-formed event: the run is over.
+          if (!(error instanceof WardenError)) throw error;
+        }
+      },
+      progress: (text) => {
+        this.reporter.progress(text);
+      },
+      warn: (text) => {
+        this.warn(text);
+      },
+    });
+    this.setupPhase = phase;
+    this.releases.push(() => phase.close());
+    return phase;
   }
 
   /** The relay's spend gate; its release writes the task's last spend before the end is recorded. */
@@ -258,6 +345,9 @@ class TaskRun {
         log: this.layout.proxyLog,
         allow: host.allow,
         presets: host.presets,
+        ...(this.setup.kind === "run"
+          ? { setup: { allow: this.setup.setup.allow, presets: this.setup.setup.presets } }
+          : {}),
         ...(relay === undefined
           ? {}
           : {
@@ -285,6 +375,7 @@ class TaskRun {
       }),
     );
     this.releases.push(() => egress.close().catch(() => undefined));
+    const setupPhase = this.openSetupPhase(egress);
     const endChannel = this.trace.start("start the channel");
     const channel = await startChannelServer({
       path: join(this.layout.egress, CHANNEL_SOCKET),
@@ -307,6 +398,7 @@ class TaskRun {
         this.progress?.output(event.stream, text);
         this.reporter.progress(`${event.stream}: ${text}`);
       },
+      ...(setupPhase === undefined ? {} : { onSetup: (request) => setupPhase.answer(request) }),
     });
     endChannel();
     this.releases.push(() => channel.close().catch(() => undefined));
@@ -442,6 +534,7 @@ class TaskRun {
       apiFailure: this.apiFailure.failure,
       budget: this.spending?.refusal,
       spend: this.spending?.totals,
+      setup: this.setupPhase?.failure,
     });
   }
 

@@ -3,7 +3,13 @@
 // Values of variables passed in with --env are never stored: only their names.
 import { z } from "zod";
 import { errorMessage, memo } from "../lang/index.js";
-import { checkSettings, firstIssue, type Settings } from "../protocol/index.js";
+import {
+  checkSettings,
+  firstIssue,
+  SETUP_LIMITS,
+  type SetupSettings,
+  type Settings,
+} from "../protocol/index.js";
 import { NotAHostTaskError, noHostSettings } from "./errors.js";
 import { HOST_LIMITS } from "./limits.js";
 import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./channel/index.js";
@@ -60,6 +66,23 @@ const hostSettingsSchema = memo(() =>
         })
         .strict()
         .optional(),
+      /**
+       * The setup before the agent (docs/cli.md "Setup"): its commands and goal, time limit, the
+       * hosts and presets it may reach beside the agent's, the names of its own variables, and
+       * the paths and globs its cache key reads at the base (empty: the lockfiles).
+       */
+      setup: z
+        .object({
+          commands: z.array(z.string()).max(SETUP_LIMITS.commands),
+          goal: z.string().optional(),
+          timeoutSeconds: z.number().int().min(1).max(SETUP_LIMITS.timeoutSeconds),
+          allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
+          presets: z.array(z.string()).max(MAX_PRESETS),
+          envNames: z.array(z.string().regex(ENV_NAME)).max(SETUP_LIMITS.envNames),
+          key: z.array(z.string().min(1).max(4096)).max(64),
+        })
+        .strict()
+        .optional(),
     })
     .strict(),
 );
@@ -109,7 +132,7 @@ export function guestSettings(
   host: HostSettings,
   spec: { id: string; parent: string | null; hop: number },
   env: Readonly<Record<string, string>> = {},
-  overrides: { agentProgram?: string } = {},
+  overrides: { agentProgram?: string; setup?: SetupSettings } = {},
 ): Settings {
   return checkSettings({
     ...host.guest,

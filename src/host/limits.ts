@@ -107,3 +107,16 @@ export function hostLimitMs(timeoutSeconds: number | undefined): number | undefi
     HOST_LIMITS.startAndSendMs
   );
 }
+
+/** The host's bounds on a task's setup step while it runs (the cache's are in setupCache/). */
+export const SETUP_PHASE_LIMITS = {
+  /** results/setup.log: the setup's output for a person, cut past this like agent.log. */
+  logBytes: 1 * MiB,
+  /** setup_output events one attach records; the log keeps what a watcher is not shown. */
+  outputEvents: 500,
+  /**
+   * Beyond the setup's own time limit, how long the host still counts the sandbox as in setup:
+   * the runner's kill grace and the snapshot's sending. Then the host ends setup itself.
+   */
+  graceMs: 2 * MINUTE,
+} as const;

@@ -20,6 +20,7 @@ import {
 import type { Tasks, TaskSpec } from "../store/index.js";
 import { findAgentProgram, type AgentProgram } from "./agentProgram.js";
 import { agentVariables } from "./agentVariables.js";
+import { setupVariables } from "./setupPlan.js";
 import { parseToolRules, type ApprovalRules, type ApprovePolicy } from "./channel/index.js";
 import {
   AgentMissingError,
@@ -43,6 +44,8 @@ export interface Preflight {
   runner: GuestProgram;
   variables: Record<string, string>;
   relay: RelayHostSettings | undefined;
+  /** The values of the setup's variables (--setup-env), given to setup alone over the channel. */
+  setupVariables: Record<string, string>;
   /** The agent's program and what to bind for it; undefined for the `command` agent. */
   program: AgentProgram | undefined;
   approval: ApprovalPlan;
@@ -179,6 +182,7 @@ export async function checkLaunch(
     relay,
     program: agentProgram(host, env),
     approval,
+    setupVariables: setupVariables(host, env),
   };
 }
 

@@ -7,6 +7,7 @@
 // every request as hostile: each line is bounded, parsed strictly against the schemas here,
 // rate-limited, and scoped to the host's own task (the guest never names another).
 import { z } from "zod";
+import { SETUP_LIMITS } from "./limits.js";
 
 /** Bumped on any change a peer of the previous version would misread. */
 export const CHANNEL_VERSION = 1;
@@ -91,6 +92,65 @@ export const channelRequestSchema = z.discriminatedUnion("op", [
       input: text(CHANNEL_LIMITS.toolInputBytes),
     })
     .strict(),
+  /**
+   * Setup begins: the host answers with the values of setup's variables, once, and only while
+   * it still counts the sandbox as in setup (the host decides when setup is over, never this).
+   */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("setup.start"),
+    })
+    .strict(),
+  /** Lines setup wrote, for the task's events and results/setup.log. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("setup.output"),
+      lines: z
+        .array(
+          z
+            .object({
+              stream: z.enum(["stdout", "stderr"]),
+              text: text(SETUP_LIMITS.outputLineBytes),
+            })
+            .strict(),
+        )
+        .max(SETUP_LIMITS.outputLinesPerRequest),
+    })
+    .strict(),
+  /** The next piece of the setup's snapshot tar, in base64. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("setup.snapshot"),
+      data: z
+        .string()
+        .max(Math.ceil(SETUP_LIMITS.snapshotChunkBytes / 3) * 4)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
+    })
+    .strict(),
+  /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("setup.end"),
+      ok: z.boolean(),
+      timedOut: z.boolean(),
+      exitCode: z.number().int().min(-1).max(255).optional(),
+      error: text(4 * KiB).optional(),
+      durationMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(SETUP_LIMITS.timeoutSeconds * 2000),
+      snapshot: z.boolean(),
+    })
+    .strict(),
 ]);
 
 export type ChannelRequest = z.infer<typeof channelRequestSchema>;
@@ -121,6 +181,10 @@ export type ChannelResponse =
       /** Why: the policy rule, the person's word, or the timeout. */
       reason: string;
     }
+  | { v: 1; id: number; ok: true; op: "setup.start"; env: Record<string, string> }
+  | { v: 1; id: number; ok: true; op: "setup.output"; recorded: number }
+  | { v: 1; id: number; ok: true; op: "setup.snapshot"; bytes: number }
+  | { v: 1; id: number; ok: true; op: "setup.end"; kept: boolean }
   | { v: 1; id: number; ok: false; error: { code: ChannelErrorCode; message: string } };
 
 const responseSchema = z.union([
@@ -161,6 +225,42 @@ const responseSchema = z.union([
       op: z.literal("approval.ask"),
       decision: z.enum(["allow", "deny"]),
       reason: z.string().max(4 * KiB),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("setup.start"),
+      env: z.record(z.string(), z.string()),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("setup.output"),
+      recorded: z.number().int().min(0),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("setup.snapshot"),
+      bytes: z.number().int().min(0),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("setup.end"),
+      kept: z.boolean(),
     })
     .strict(),
   z

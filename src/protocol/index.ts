@@ -88,3 +88,21 @@ export {
   type ChannelOp,
   type ChannelErrorCode,
 } from "./channel.js";
+export { SETUP_LIMITS } from "./limits.js";
+export {
+  DEFAULT_SETUP_TIMEOUT_SECONDS,
+  setupSettingsSchema,
+  type SetupSettings,
+} from "./setupSettings.js";
+export {
+  BadSnapshotError,
+  checkSnapshotPath,
+  readSnapshot,
+  snapshotEntry,
+  SNAPSHOT_DELETIONS,
+  SNAPSHOT_FILES_PREFIX,
+  type ReadSnapshotOptions,
+  type SnapshotBody,
+  type SnapshotEntry,
+  type SnapshotSummary,
+} from "./setupSnapshot.js";

@@ -69,3 +69,41 @@ export const RESULT_LIMITS = {
   "changes.bundle": LIMITS.changesBytes,
   "result.json": LIMITS.resultBytes,
 } as const;
+
+/**
+ * The setup step's contract: what task.json may say of it, and the snapshot of the workspace
+ * that the runner sends the host after it and the host hands back on a later task.
+ */
+export const SETUP_LIMITS = {
+  /** Commands in one setup: a handful of install steps, not a script in pieces. */
+  commands: 32,
+  /** One command, run by `sh -c`: a line, not a program. */
+  commandBytes: 16 * KiB,
+  /** A setup goal: a prompt, bounded like the agent's appended system prompt. */
+  goalBytes: 64 * KiB,
+  /** The variables given to setup alone, as many as the agent's. */
+  envNames: 64,
+  /** The longest setup: a day, far past any install; the default is 10 minutes. */
+  timeoutSeconds: 24 * 60 * 60,
+  /**
+   * The snapshot's tar, as the host receives and stores it: node_modules of a large project is
+   * a few hundred MiB; past this a cache costs more disk than the setup costs time.
+   */
+  snapshotBytes: 2 * GiB,
+  /** Entries in one snapshot: a large node_modules holds some 100k files. */
+  snapshotEntries: 200_000,
+  /** One entry's path inside the snapshot: Linux's PATH_MAX. */
+  snapshotPathBytes: 4096,
+  /** Paths setup deleted, listed in the snapshot's deletions.json. */
+  snapshotDeletions: 10_000,
+  /** deletions.json itself: the list above at its longest paths would be far bigger than needed. */
+  snapshotDeletionsBytes: 4 * MiB,
+  /** One chunk of the snapshot over the channel, before base64: well under a request line. */
+  snapshotChunkBytes: 256 * KiB,
+  /** The values of setup's variables together: they cross the channel in one answer. */
+  envBytes: 1 * MiB,
+  /** Lines of setup output in one channel request. */
+  outputLinesPerRequest: 64,
+  /** One line of setup output as it crosses the channel: longer lines are cut. */
+  outputLineBytes: 4 * KiB,
+} as const;

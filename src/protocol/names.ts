@@ -13,6 +13,8 @@ export const SHARE_FILES = {
    * sandbox, whose objects the workspace borrows (see historyInput.ts).
    */
   history: "history.json",
+  /** The snapshot of a past setup (setupSnapshot.ts), when the host's cache had one for the task. */
+  setup: "setup.tar",
 } as const;
 
 /**

@@ -8,6 +8,7 @@ import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
 import { AGENTS, AGENT_ONLY_FIELDS, agentTakes } from "./agentProfiles.js";
+import { setupSettingsSchema } from "./setupSettings.js";
 
 export { AGENTS, agentTakes, type AgentField, type AgentName } from "./agentProfiles.js";
 
@@ -203,6 +204,8 @@ export const settingsSchema = memo(() =>
         )
         .refine((d) => !CONTROL.test(d), "workdir has a control character")
         .optional(),
+      /** The setup step before the agent (setupSettings.ts); absent: the agent starts at once. */
+      setup: setupSettingsSchema().optional(),
     })
     .strict()
     .superRefine((s, ctx) => {

@@ -30,6 +30,7 @@ export const STOPPED_BY = [
   "memory",
   "processes",
   "disk",
+  "setup",
 ] as const;
 export type StoppedBy = (typeof STOPPED_BY)[number];
 

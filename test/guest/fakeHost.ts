@@ -126,6 +126,16 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
         };
         return { ...base, op: "approval.ask", ...answer };
       }
+      case "setup.start":
+      case "setup.output":
+      case "setup.snapshot":
+      case "setup.end":
+        return {
+          v: 1,
+          id: request.id,
+          ok: false,
+          error: { code: "bad_request", message: "the fake host takes no setup" },
+        };
     }
   };
 

@@ -48,7 +48,12 @@ export interface ChannelServerOptions {
   readonly onOutput?: (event: OutputEvent) => void;
   /** The clock, for the rate limits (tests may pass their own). */
   readonly now?: () => number;
+  /** Answers the setup's requests (setupPhase.ts); without it they are refused. */
+  readonly onSetup?: (request: SetupRequest) => Promise<ChannelResponse>;
 }
+
+/** The requests of the setup step. */
+export type SetupRequest = Extract<ChannelRequest, { op: `setup.${string}` }>;
 
 export interface ChannelCounts extends ChannelStats {
   /** Agent events recorded, and those dropped (unknown type, wrong shape, or past the cap). */
@@ -216,6 +221,13 @@ class ChannelService implements RunningChannel {
           reason: cutText(answer.reason, REASON_BYTES).text,
         };
       }
+      case "setup.start":
+      case "setup.output":
+      case "setup.snapshot":
+      case "setup.end":
+        return this.#options.onSetup === undefined
+          ? errorResponse(request.id, "bad_request", "this task has no setup")
+          : this.#options.onSetup(request);
     }
   }
 

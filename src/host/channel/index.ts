@@ -2,7 +2,7 @@
 // carries: the socket server, its connections, the agent events it checks, and the approval desk
 // with its rules and policy.
 export { startChannelServer, type RunningChannel } from "./channelServer.js";
-export { type OutputEvent } from "./channelServer.js";
+export { type OutputEvent, type SetupRequest } from "./channelServer.js";
 export { AGENT_EVENT_TYPE, OUTPUT_EVENT_TYPE } from "./eventTypes.js";
 export { ApprovalDesk } from "./approvalDesk.js";
 export { type ApprovalRules, type ApprovePolicy } from "./approvalPolicy.js";
