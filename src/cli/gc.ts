@@ -1,6 +1,6 @@
 // `warden gc`: remove tasks that finished long ago, and history caches no task has used as long.
 import type { Command } from "commander";
-import { trimHistoryCaches } from "../host/index.js";
+import { trimHistoryCaches, trimSetupCaches } from "../host/index.js";
 import { durationText } from "../lang/index.js";
 import { openTasks } from "./context.js";
 import { parseMs } from "./parseValues.js";
@@ -15,7 +15,8 @@ export function registerGc(program: Command): void {
         "(nobody runs them and their deadline passed) whose deadline is as old, and what " +
         "crashed creators left behind. Other unfinished tasks are never removed. The cache of a " +
         "repository's history that no running task holds and no task used for as long is " +
-        "removed too (the next task on that repository fills it again).",
+        "removed too (the next task on that repository fills it again), and so is each setup " +
+        "snapshot no task has started from for as long (the next task with that setup runs it again).",
     )
     .option("--older-than <duration>", "the age: 12h, 7d, 30d", "7d")
     .option("--json", "print the outcome as JSON")
@@ -24,7 +25,9 @@ export function registerGc(program: Command): void {
       const tasks = await openTasks(cmd);
       const outcome = await tasks.gc({ olderThan });
       const caches = await trimHistoryCaches(tasks.dataDir, { olderThan, now: Date.now() });
-      if (flags.json === true) printJson({ ...outcome, historyCaches: caches });
+      const setups = await trimSetupCaches(tasks.dataDir, { olderThan, now: Date.now() });
+      if (flags.json === true)
+        printJson({ ...outcome, historyCaches: caches, setupCaches: setups });
       else {
         const n = outcome.removed.length;
         process.stdout.write(
@@ -33,6 +36,10 @@ export function registerGc(program: Command): void {
         const c = caches.removed.length;
         if (c > 0) {
           process.stdout.write(`removed ${c} history cache${c === 1 ? "" : "s"} unused as long\n`);
+        }
+        const s = setups.removed.length;
+        if (s > 0) {
+          process.stdout.write(`removed ${s} setup snapshot${s === 1 ? "" : "s"} unused as long\n`);
         }
       }
     });

@@ -10,6 +10,7 @@ import { colourWanted, paintState } from "./colour.js";
 import { openTasks } from "./context.js";
 import { failureTail } from "./failureTail.js";
 import { settingsLines } from "./settingsText.js";
+import { setupText, setupView } from "./setupView.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
 
@@ -65,6 +66,7 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
     env: host.envNames,
     limits: host.limits,
     approval: host.approval,
+    setup: host.setup,
   };
 }
 
@@ -105,7 +107,9 @@ export function registerShow(program: Command): void {
       const view = detailsView(details);
       const short = await tasks.shortId(details.id);
       const settings = settingsView(details);
-      const activity = agentActivity(await readEvents(tasks, details.id));
+      const events = await readEvents(tasks, details.id);
+      const activity = agentActivity(events);
+      const setup = setupView(details.spec.settings, events);
       const spend = await spendOf(tasks, details);
       if (flags.json === true) {
         const { recent: _recent, ...counts } = activity ?? { recent: [] };
@@ -122,6 +126,7 @@ export function registerShow(program: Command): void {
           settings,
           holder: details.holder,
           details: details.terminal?.details,
+          setup,
         });
         return;
       }
@@ -154,6 +159,7 @@ export function registerShow(program: Command): void {
         ["parent", details.parent ?? undefined],
         ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
         ["cancel", view.cancelRequested ? "requested" : undefined],
+        ["setup", setup === undefined ? undefined : setupText(setup)],
         ["agent", agentLine(details, activity)],
         // The relay's measure: what the host counts against the task's budget.
         ["cost", spend === undefined ? undefined : spendText({ ...spend })],
