@@ -60,6 +60,8 @@ export interface SetupPhaseOptions {
   readonly event: (type: string, data: Record<string, unknown>) => void;
   readonly progress: (text: string) => void;
   readonly warn: (text: string) => void;
+  /** A tighter bound on the snapshot than SETUP_LIMITS.snapshotBytes, for tests. */
+  readonly maxSnapshotBytes?: number;
 }
 
 const ENDED_MESSAGE = "setup is over: the host takes no more of it";
@@ -211,11 +213,10 @@ export class SetupPhase {
   async #piece(data: string): Promise<boolean> {
     if (this.options.key === undefined || this.#snapshotRefused) return false;
     const bytes = Buffer.from(data, "base64");
-    if (this.#snapshotBytes + bytes.length > SETUP_LIMITS.snapshotBytes) {
+    const max = Math.min(this.options.maxSnapshotBytes ?? Infinity, SETUP_LIMITS.snapshotBytes);
+    if (this.#snapshotBytes + bytes.length > max) {
       this.#snapshotRefused = true;
-      this.options.warn(
-        `the setup's snapshot is over ${SETUP_LIMITS.snapshotBytes} bytes; it is not kept`,
-      );
+      this.options.warn(`the setup's snapshot is over ${max} bytes; it is not kept`);
       return false;
     }
     this.#snapshot ??= await open(this.#snapshotPath, "wx", 0o600);
