@@ -11,4 +11,6 @@ export {
   StoppedError,
   HostChannelError,
   ChannelRefusedError,
+  SetupFailedError,
+  SetupTimeoutError,
 } from "./errors.js";
