@@ -24,6 +24,7 @@ const KEY_FLAGS: Partial<Record<ConfigKey, { flag: FlagField; needs?: AgentField
   disk: { flag: "disk" },
   gitName: { flag: "gitName" },
   gitEmail: { flag: "gitEmail" },
+  workspaces: { flag: "workspace" },
 };
 
 /** The flags, with the config's value for each flag not given that the agent takes. */

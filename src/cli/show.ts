@@ -12,6 +12,7 @@ import { failureTail } from "./failureTail.js";
 import { settingsLines } from "./settingsText.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
+import { workspaceLines, workspacesView } from "./workspacesView.js";
 
 async function readEvents(tasks: Tasks, id: string): Promise<TaskEvent[]> {
   const events: TaskEvent[] = [];
@@ -107,6 +108,7 @@ export function registerShow(program: Command): void {
       const settings = settingsView(details);
       const activity = agentActivity(await readEvents(tasks, details.id));
       const spend = await spendOf(tasks, details);
+      const workspaces = workspacesView(details);
       if (flags.json === true) {
         const { recent: _recent, ...counts } = activity ?? { recent: [] };
         printJson({
@@ -122,6 +124,7 @@ export function registerShow(program: Command): void {
           settings,
           holder: details.holder,
           details: details.terminal?.details,
+          ...(workspaces.length === 0 ? {} : { workspaces }),
         });
         return;
       }
@@ -182,6 +185,7 @@ export function registerShow(program: Command): void {
         process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
       }
       for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
+      for (const line of workspaceLines(workspaces)) process.stdout.write(line + "\n");
       const settingLines = settings === undefined ? [] : settingsLines(settings);
       if (settingLines.length > 0)
         process.stdout.write(["settings:", ...settingLines, ""].join("\n"));

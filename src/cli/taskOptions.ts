@@ -2,7 +2,7 @@
 // the sandbox and its network gate, the repository, the deadline and the prompt.
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import type { CreateTaskInput } from "../host/index.js";
+import { parseWorkspaceBinding, type CreateTaskInput } from "../host/index.js";
 import {
   AGENTS,
   agentTakes,
@@ -44,6 +44,7 @@ export interface TaskFlags {
   prompt?: string;
   promptFile?: string;
   json?: boolean;
+  workspace?: string[];
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -129,7 +130,12 @@ export function addTaskOptions(command: Command): Command {
     )
     .option("--prompt <text>", "what the task is to do")
     .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
-    .option("--json", "print one JSON object instead of text");
+    .option("--json", "print one JSON object instead of text")
+    .option(
+      "--workspace <binding>",
+      "bind another repository as NAME=PATH[@REV], cloned beside the task's own and handed back as its own branch (repeatable)",
+      collect,
+    );
 }
 
 /** The policies of --approve, as the settings name them. */
@@ -234,5 +240,8 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
     limits.processes = parseCount(flags.maxProcesses, "--max-processes");
   }
   if (Object.keys(limits).length > 0) input.limits = limits;
+  if (flags.workspace !== undefined && flags.workspace.length > 0) {
+    input.workspaces = flags.workspace.map((text) => parseWorkspaceBinding(text, process.cwd()));
+  }
   return input;
 }

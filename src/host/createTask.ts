@@ -13,6 +13,7 @@ import { resolveStart, type TaskStart } from "./resolveStart.js";
 import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
 import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
+import { resolveWorkspaces, type WorkspaceBinding } from "./workspaceBindings.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -53,6 +54,8 @@ export interface CreateTaskInput {
   deadline?: DeadlineInput;
   limits?: { memoryBytes?: number; processes?: number; diskBytes?: number };
   labels?: Record<string, string>;
+  /** Repositories bound beside the task's own (--workspace), in binding order. */
+  workspaces?: WorkspaceBinding[];
 }
 
 export interface CreatedTask {
@@ -111,6 +114,10 @@ export async function createTask(
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
   const start = await trace.around("resolve the start", resolveStart(input.repo, input.from));
   const identity = await trace.around("git identity", resolveGitIdentity(start.repo, input));
+  const workspaces =
+    input.workspaces === undefined || input.workspaces.length === 0
+      ? undefined
+      : await trace.around("resolve the workspaces", resolveWorkspaces(input.workspaces, start));
   const settings: HostSettingsInput = definedFields({
     guest: {
       ...agentSettings({ ...input, ...identity }),
@@ -124,6 +131,7 @@ export async function createTask(
     objectFormat: start.objectFormat,
     limits: input.limits,
     approval,
+    workspaces,
   });
   const stored = hostSettings(settings);
   const beforeWrite =

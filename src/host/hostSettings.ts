@@ -3,7 +3,14 @@
 // Values of variables passed in with --env are never stored: only their names.
 import { z } from "zod";
 import { errorMessage, memo } from "../lang/index.js";
-import { checkSettings, firstIssue, type Settings } from "../protocol/index.js";
+import {
+  checkSettings,
+  firstIssue,
+  LIMITS,
+  OID,
+  workspaceNameProblem,
+  type Settings,
+} from "../protocol/index.js";
 import { NotAHostTaskError, noHostSettings } from "./errors.js";
 import { HOST_LIMITS } from "./limits.js";
 import { MAX_TOOL_RULE_BYTES, MAX_TOOL_RULES } from "./channel/index.js";
@@ -59,6 +66,24 @@ const hostSettingsSchema = memo(() =>
             .optional(),
         })
         .strict()
+        .optional(),
+      /**
+       * The repositories bound beside the task's own (--workspace), in binding order, each
+       * resolved to a commit when the task was made (see workspaceBindings.ts).
+       */
+      workspaces: z
+        .array(
+          z
+            .object({
+              name: z.string().refine((n) => workspaceNameProblem(n) === undefined),
+              repo: z.string().min(1),
+              gitDir: z.string().min(1),
+              objectFormat: z.enum(["sha1", "sha256"]),
+              base: z.string().regex(OID),
+            })
+            .strict(),
+        )
+        .max(LIMITS.workspaces)
         .optional(),
     })
     .strict(),

@@ -46,3 +46,9 @@ export { CommandNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
 export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from "./taskSpend.js";
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";
+export { BadWorkspaceError, NoSuchWorkspaceError } from "./errors.js";
+export {
+  parseWorkspaceBinding,
+  type WorkspaceBinding,
+  type StoredWorkspace,
+} from "./workspaceBindings.js";

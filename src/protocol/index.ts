@@ -88,3 +88,14 @@ export {
   type ChannelOp,
   type ChannelErrorCode,
 } from "./channel.js";
+export {
+  MAIN_WORKSPACE,
+  WORKSPACE_NAME,
+  WORKSPACE_BUNDLE,
+  workspaceNameProblem,
+  workspaceBundleName,
+  formatWorkspacesInput,
+  parseWorkspacesInput,
+  type WorkspacesInput,
+  type WorkspaceInput,
+} from "./workspaces.js";

@@ -13,6 +13,11 @@ export const SHARE_FILES = {
    * sandbox, whose objects the workspace borrows (see historyInput.ts).
    */
   history: "history.json",
+  /**
+   * Present only when the task binds further repositories (--workspace): where each one's
+   * history is and which commit it starts from (see workspaces.ts).
+   */
+  workspaces: "workspaces.json",
 } as const;
 
 /**
