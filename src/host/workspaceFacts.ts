@@ -2,7 +2,7 @@
 // task's own is (verifyChanges: the header against the base the host resolved for THAT
 // repository, every object strictly in a scratch repository borrowing THAT repository's
 // objects), then the guest's claims held against it, and the facts the terminal record keeps.
-import type { Result } from "../protocol/index.js";
+import { workspaceBundleName, type Result } from "../protocol/index.js";
 import { verifyChanges, type BundleFacts } from "./verifyChanges.js";
 import type { StoredWorkspace } from "./workspaceBindings.js";
 
@@ -31,7 +31,10 @@ export async function verifyWorkspaces(
       workspace,
       bundle:
         bundle.kind === "refused"
-          ? { kind: "refused", error: `workspace ${workspace.name}: ${bundle.error}` }
+          ? {
+              kind: "refused",
+              error: `workspace ${workspace.name}: ${bundle.error.replace(/^changes\.bundle/, workspaceBundleName(workspace.name))}`,
+            }
           : bundle,
     });
   }
