@@ -40,6 +40,8 @@ export interface ReceiveOptions {
    * limit of changes.bundle, and all bundles together by LIMITS.allChangesBytes.
    */
   workspaces?: readonly string[];
+  /** A tighter bound than LIMITS.allChangesBytes on all bundles of changes together. */
+  allChangesBytes?: number;
 }
 
 /**
@@ -131,6 +133,7 @@ class Receiver {
   private readonly workspaceBundles = new Map<string, string>();
   /** Bytes of bundles of changes the headers so far claimed, all workspaces together. */
   private changesClaimed = 0;
+  private readonly allChangesLimit: number;
   /** Every path created, for the removal on refusal (an open entry's is here too). */
   readonly created: string[] = [];
   private readonly want: ReadonlySet<ResultFileName>;
@@ -147,6 +150,11 @@ class Receiver {
       if (tighter !== undefined && tighter >= 0 && tighter < limits[name]) limits[name] = tighter;
     }
     this.limits = limits;
+    const tighter = options.allChangesBytes;
+    this.allChangesLimit =
+      tighter !== undefined && tighter >= 0 && tighter < LIMITS.allChangesBytes
+        ? tighter
+        : LIMITS.allChangesBytes;
     for (const name of options.workspaces ?? []) {
       this.workspaceBundles.set(workspaceBundleName(name), name);
     }
@@ -255,9 +263,9 @@ class Receiver {
     }
     if (workspace !== undefined || name === RESULT_FILES.changes) {
       this.changesClaimed += header.size;
-      if (this.changesClaimed > LIMITS.allChangesBytes) {
+      if (this.changesClaimed > this.allChangesLimit) {
         throw refuse(
-          `the bundles of changes in the results claim ${this.changesClaimed} bytes together, over their limit of ${LIMITS.allChangesBytes}`,
+          `the bundles of changes in the results claim ${this.changesClaimed} bytes together, over their limit of ${this.allChangesLimit}`,
         );
       }
     }

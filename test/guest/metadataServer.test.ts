@@ -83,7 +83,7 @@ test("the workspaces are a stream of YAML documents, one per workspace", async (
   assert.ok(Array.isArray(documents));
   assert.deepEqual(
     documents.map((d) => d.toJS() as unknown),
-    [{ path: "/workspace", base, branch: "warden/task" }],
+    [{ name: "main", path: "/workspace", base, branch: "warden/task" }],
   );
 });
 
