@@ -66,6 +66,11 @@ export interface AgentTask {
   readonly apiBaseUrl?: string;
   /** Present for a further run of a `resumable` agent: the message it carries. */
   readonly resume?: AgentResume;
+  /**
+   * The repositories bound beside the task's own (--workspace), as absolute paths in the
+   * sandbox: an agent that confines its file tools to its working directory is told of them.
+   */
+  readonly addDirs?: readonly string[];
 }
 
 /** The agent's own account of how a run ended, as an event. */

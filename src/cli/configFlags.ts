@@ -31,6 +31,7 @@ const KEY_FLAGS: Partial<Record<ConfigKey, { flag: FlagField; needs?: AgentField
   setupPresets: { flag: "setupPreset" },
   setupEnv: { flag: "setupEnv" },
   setupKey: { flag: "setupKey" },
+  workspaces: { flag: "workspace" },
 };
 
 /** The flags, with the config's value for each flag not given that the agent takes. */

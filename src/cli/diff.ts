@@ -16,10 +16,20 @@ export function registerDiff(program: Command): void {
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--stat", "a summary of the changed files instead of the patch")
     .option("--json", "print {id, base, head, diff} as JSON")
-    .action(async (ref: string, flags: { stat?: boolean; json?: boolean }, cmd: Command) => {
-      const tasks = await openTasks(cmd);
-      const diff = await diffTask(tasks, ref, { stat: flags.stat === true });
-      if (flags.json === true) printJson(diff);
-      else process.stdout.write(diff.diff);
-    });
+    .option("--workspace <name>", "the changes of the workspace bound as NAME")
+    .action(
+      async (
+        ref: string,
+        flags: { stat?: boolean; json?: boolean; workspace?: string },
+        cmd: Command,
+      ) => {
+        const tasks = await openTasks(cmd);
+        const diff = await diffTask(tasks, ref, {
+          stat: flags.stat === true,
+          ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
+        });
+        if (flags.json === true) printJson(diff);
+        else process.stdout.write(diff.diff);
+      },
+    );
 }

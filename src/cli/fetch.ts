@@ -19,16 +19,29 @@ export function registerFetch(program: Command): void {
     .option("--branch <name>", "the branch to create (default warden/<id>)")
     .option("--force", "overwrite the branch if it exists")
     .option("--json", "print the outcome as JSON")
+    .option(
+      "--workspace <name>",
+      "the changes of the workspace bound as NAME, into its own repository",
+    )
+    .option("--repo <path>", "fetch into this repository instead (it must hold the task's base)")
     .action(
       async (
         ref: string,
-        flags: { branch?: string; force?: boolean; json?: boolean },
+        flags: {
+          branch?: string;
+          force?: boolean;
+          json?: boolean;
+          workspace?: string;
+          repo?: string;
+        },
         cmd: Command,
       ) => {
         const tasks = await openTasks(cmd);
         const fetched = await fetchTask(tasks, ref, {
           branch: flags.branch,
           force: flags.force === true,
+          ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
+          ...(flags.repo === undefined ? {} : { repo: flags.repo }),
         });
         if (flags.json === true) printJson(fetched);
         else

@@ -13,6 +13,7 @@ import { settingsLines } from "./settingsText.js";
 import { setupText, setupView } from "./setupView.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
+import { workspaceLines, workspacesView } from "./workspacesView.js";
 
 async function readEvents(tasks: Tasks, id: string): Promise<TaskEvent[]> {
   const events: TaskEvent[] = [];
@@ -111,6 +112,7 @@ export function registerShow(program: Command): void {
       const activity = agentActivity(events);
       const setup = setupView(details.spec.settings, events);
       const spend = await spendOf(tasks, details);
+      const workspaces = workspacesView(details);
       if (flags.json === true) {
         const { recent: _recent, ...counts } = activity ?? { recent: [] };
         printJson({
@@ -127,6 +129,7 @@ export function registerShow(program: Command): void {
           holder: details.holder,
           details: details.terminal?.details,
           setup,
+          ...(workspaces.length === 0 ? {} : { workspaces }),
         });
         return;
       }
@@ -188,6 +191,7 @@ export function registerShow(program: Command): void {
         process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
       }
       for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
+      for (const line of workspaceLines(workspaces)) process.stdout.write(line + "\n");
       const settingLines = settings === undefined ? [] : settingsLines(settings);
       if (settingLines.length > 0)
         process.stdout.write(["settings:", ...settingLines, ""].join("\n"));

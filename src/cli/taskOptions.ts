@@ -2,7 +2,7 @@
 // the sandbox and its network gate, the repository, the deadline and the prompt.
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import type { CreateTaskInput } from "../host/index.js";
+import { parseWorkspaceBinding, type CreateTaskInput } from "../host/index.js";
 import {
   AGENTS,
   agentTakes,
@@ -51,6 +51,7 @@ export interface TaskFlags {
   setupPreset?: string[];
   setupEnv?: string[];
   setupKey?: string[];
+  workspace?: string[];
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -166,6 +167,11 @@ export function addTaskOptions(command: Command): Command {
       "--setup-key <path>",
       "a path or glob the setup cache is keyed by, at the base (default: the lockfiles; repeatable)",
       collect,
+    )
+    .option(
+      "--workspace <binding>",
+      "bind another repository as NAME=PATH[@REV], cloned beside the task's own and handed back as its own branch (repeatable)",
+      collect,
     );
 }
 
@@ -273,6 +279,9 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
   if (Object.keys(limits).length > 0) input.limits = limits;
   const setup = setupInput(flags);
   if (setup !== undefined) input.setup = setup;
+  if (flags.workspace !== undefined && flags.workspace.length > 0) {
+    input.workspaces = flags.workspace.map((text) => parseWorkspaceBinding(text, process.cwd()));
+  }
   return input;
 }
 

@@ -31,6 +31,8 @@ export interface TaskView {
   cancelRequested: boolean;
   /** Present (true) when nobody runs the task and its deadline has passed: it can never run. */
   expired?: true;
+  /** Once finished, for a task that bound workspaces: whether each bound one changed. */
+  workspaces?: { name: string; changes: boolean }[];
 }
 
 function iso(ms: number): string {
@@ -73,6 +75,13 @@ export function taskView(
   if (summary.summary !== undefined) view.summary = summary.summary;
   if (extra.terminal?.error !== undefined) view.error = extra.terminal.error;
   if (extra.terminal !== undefined) view.attempts = extra.terminal.attempts;
+  const bound = extra.terminal?.details?.workspaces;
+  if (Array.isArray(bound) && bound.length > 0) {
+    view.workspaces = bound.map((w: unknown) => {
+      const facts = (typeof w === "object" && w !== null ? w : {}) as Record<string, unknown>;
+      return { name: String(facts.name), changes: facts.changes === true };
+    });
+  }
   return view;
 }
 
@@ -96,9 +105,19 @@ export function endLine(view: TaskView): string {
 
 /** What to do next, for a finished task; `short` is the id as shown (Tasks.shortId). */
 export function nextSteps(view: TaskView, short: string): string[] {
+  const bound = (view.workspaces ?? [])
+    .filter((w) => w.changes)
+    .map(
+      (w) => `fetch ${cleanLine(w.name)}:  warden fetch ${short} --workspace ${cleanLine(w.name)}`,
+    );
   if (view.changes === true) {
-    return [`see the changes: warden diff ${short}`, `fetch them:      warden fetch ${short}`];
+    return [
+      `see the changes: warden diff ${short}`,
+      `fetch them:      warden fetch ${short}`,
+      ...bound,
+    ];
   }
+  if (bound.length > 0) return bound;
   if (view.state === "failed") return [`see what happened: warden logs ${short}`];
   return [];
 }

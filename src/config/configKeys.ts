@@ -8,7 +8,8 @@
 // approve), loosen the bounds on this machine (memory, processes, disk), spend more of the
 // user's money (maxBudgetUsd, dailyBudgetUsd), choose whose name the commits carry (gitName,
 // gitEmail), how many tasks this machine runs at once (maxRunning), or what runs or is told when
-// a task ends (notify, webhook). There is no key for the
+// a task ends (notify, webhook), or which other repositories of the user's disk are read into the
+// sandbox (workspaces: a cloned repository's file could name ~/secrets). There is no key for the
 // sandbox at all: `--sandbox none` is a choice made on the command line, every time.
 import { z } from "zod";
 import { AGENTS } from "../protocol/index.js";
@@ -148,6 +149,19 @@ export const CONFIG_KEYS = {
     schema: list,
     repository: true,
     about: "paths and globs the setup cache is keyed by; default the lockfiles (--setup-key)",
+  },
+  workspaces: {
+    schema: z
+      .array(
+        text.refine(
+          (value) => /^[^=]+=\//.test(value),
+          "is not NAME=PATH[@REV] with an absolute PATH",
+        ),
+        "is not a list of NAME=PATH[@REV]",
+      )
+      .max(CONFIG_LIMITS.listEntries, `has more than ${CONFIG_LIMITS.listEntries} entries`),
+    repository: false,
+    about: "other repositories every task binds, NAME=/abs/path[@REV] (--workspace)",
   },
 } as const satisfies Record<string, KeySpec>;
 

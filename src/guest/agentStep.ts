@@ -15,6 +15,7 @@ import type { AgentStepInput } from "./agentStepInput.js";
 import { HostChannel } from "./hostChannel.js";
 import { LiveAgent } from "./liveAgent.js";
 import { permissionPromptTool, permissionToolPath } from "./permissionPrompt.js";
+import { workspaceLayout } from "./boundWorkspaces.js";
 import { INITIAL_PID_NAMESPACE, ProcessTable } from "./processTable.js";
 import type { ReapScope } from "./reapStragglers.js";
 import type { ResultDraft } from "./resultDraft.js";
@@ -99,6 +100,7 @@ async function prepareAgent(
     home,
     permissionPromptTool: promptTool,
     apiBaseUrl: input.relayUrl,
+    ...boundDirs(input),
   };
   const marker = randomBytes(16).toString("hex");
   const runs: Runs = {
@@ -174,4 +176,10 @@ function recordEnd(draft: ResultDraft, end: RunEnd, channel: HostChannel | undef
       `the channel to the host broke while the agent ran: ${channel.broken.message}`,
     );
   }
+}
+
+/** The bound workspaces' directories, for an agent that must be told where else it may work. */
+function boundDirs(input: AgentStepInput): { addDirs?: string[] } {
+  const { bound } = workspaceLayout(input.workspace, input.share.workspaces);
+  return bound.length === 0 ? {} : { addDirs: bound.map((w) => w.path) };
 }

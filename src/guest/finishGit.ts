@@ -122,6 +122,8 @@ export async function finishGit(
     config: Buffer;
     scratch: string;
     progress: (line: string) => void;
+    /** The bundle's file name in the scratch directory (default changes.bundle). */
+    bundleName?: string;
   },
   report: FinishReport,
 ): Promise<void> {
@@ -153,7 +155,7 @@ export async function finishGit(
     );
   }
 
-  const file = join(input.scratch, RESULT_FILES.changes);
+  const file = join(input.scratch, input.bundleName ?? RESULT_FILES.changes);
   input.progress("git: bundle the changes");
   await runGit(git, bundleStep(workspace, base, file));
   const { size } = await stat(file);

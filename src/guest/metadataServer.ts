@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { stringify } from "yaml";
-import { TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
+import { MAIN_WORKSPACE, TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
 
 /** A request that has not sent its headers by then is dropped: the server is tiny and local. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -19,6 +19,10 @@ export interface Workspace {
   readonly path: string;
   readonly base: string;
   readonly branch: string;
+  /** MAIN_WORKSPACE for the task's own repository, else the name it was bound under. */
+  readonly name?: string;
+  /** The repository on the host it was cloned from, where the host named it. */
+  readonly source?: string;
 }
 
 /**
@@ -52,18 +56,41 @@ export function taskDocument(settings: Settings, workspace: Workspace | undefine
   });
 }
 
-/** One YAML document per workspace, each starting with `---`. */
+/** One YAML document per workspace, each starting with `---`, the task's own first. */
 export function workspacesDocument(workspaces: readonly Workspace[]): string {
   return workspaces
-    .map((w) => `---\n${stringify({ path: w.path, base: w.base, branch: w.branch })}`)
+    .map(
+      (w) =>
+        `---\n${stringify({
+          ...(w.name === undefined ? {} : { name: w.name }),
+          path: w.path,
+          base: w.base,
+          branch: w.branch,
+          ...(w.source === undefined ? {} : { source: w.source }),
+        })}`,
+    )
     .join("");
+}
+
+/** A workspace bound beside the task's own, as the runner cloned it. */
+export interface BoundWorkspaceFacts {
+  readonly name: string;
+  readonly path: string;
+  readonly base: string;
+  readonly source: string;
 }
 
 export interface MetadataServer {
   /** `http://127.0.0.1:<port>`, for WARDEN_METADATA_URL. */
   readonly url: string;
-  /** The workspace is cloned and on the task branch: /readyz turns 200. */
-  setReady(workspace: { path: string; base: string }): void;
+  /**
+   * The workspace is cloned and on the task branch, and so is every bound one: /readyz turns
+   * 200, and /metadata/v1/workspaces lists them all in binding order.
+   */
+  setReady(
+    workspace: { path: string; base: string; source?: string | undefined },
+    bound?: readonly BoundWorkspaceFacts[],
+  ): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +118,7 @@ export async function startMetadataServer(options: {
   port: number;
 }): Promise<MetadataServer> {
   let workspace: Workspace | undefined;
+  let bound: readonly Workspace[] = [];
   const server = createServer((request, response) => {
     if (request.method !== "GET" && request.method !== "HEAD") {
       send(request, response, 405, "text/plain", "only GET and HEAD\n", { allow: "GET, HEAD" });
@@ -110,7 +138,10 @@ export async function startMetadataServer(options: {
         return;
       case METADATA_PATHS.workspaces:
         if (workspace === undefined) send(request, response, 503, "text/plain", "not ready\n");
-        else send(request, response, 200, "application/yaml", workspacesDocument([workspace]));
+        else {
+          const all = [workspace, ...bound];
+          send(request, response, 200, "application/yaml", workspacesDocument(all));
+        }
         return;
       default:
         send(request, response, 404, "text/plain", "not found\n");
@@ -126,8 +157,21 @@ export async function startMetadataServer(options: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    setReady: (ready) => {
-      workspace = { path: ready.path, base: ready.base, branch: TASK_BRANCH_SHORT };
+    setReady: (ready, others = []) => {
+      bound = others.map((w) => ({
+        name: w.name,
+        path: w.path,
+        base: w.base,
+        branch: TASK_BRANCH_SHORT,
+        source: w.source,
+      }));
+      workspace = {
+        name: MAIN_WORKSPACE,
+        path: ready.path,
+        base: ready.base,
+        branch: TASK_BRANCH_SHORT,
+        ...(ready.source === undefined ? {} : { source: ready.source }),
+      };
     },
     close: () =>
       new Promise<void>((resolve) => {

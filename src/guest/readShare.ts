@@ -10,7 +10,9 @@ import {
   cleanLine,
   parseHistoryInput,
   parseSettings,
+  parseWorkspacesInput,
   type HistoryInput,
+  type WorkspacesInput,
   type Settings,
 } from "../protocol/index.js";
 
@@ -26,6 +28,8 @@ export interface Share {
   readonly settings: Settings;
   readonly prompt: string;
   readonly input: ShareInput;
+  /** The repositories bound beside the task's own (workspaces.json), when there are any. */
+  readonly workspaces?: WorkspacesInput;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -102,6 +106,18 @@ async function readHistoryInput(dir: string): Promise<HistoryInput | undefined> 
   return parseHistoryInput(await readBounded(dir, SHARE_FILES.history, LIMITS.historyInputBytes));
 }
 
+/** workspaces.json when the share has one; undefined when the task binds no other repository. */
+async function readWorkspacesInput(dir: string): Promise<WorkspacesInput | undefined> {
+  const present = await lstat(join(dir, SHARE_FILES.workspaces)).then(
+    () => true,
+    (error: unknown) => (error as NodeJS.ErrnoException).code !== "ENOENT",
+  );
+  if (!present) return undefined;
+  return parseWorkspacesInput(
+    await readBounded(dir, SHARE_FILES.workspaces, LIMITS.workspacesInputBytes),
+  );
+}
+
 /**
  * Reads task.json, prompt.md and history.json, or checks input.bundle where the share has no
  * history.json. Throws BadShareError, BadSettingsError.
@@ -127,5 +143,6 @@ export async function readShare(dir: string): Promise<Share> {
     history === undefined
       ? { kind: "bundle", path: await checkBundlePresent(dir) }
       : { kind: "history", history };
-  return { settings, prompt, input };
+  const workspaces = await readWorkspacesInput(dir);
+  return { settings, prompt, input, ...(workspaces === undefined ? {} : { workspaces }) };
 }

@@ -7,7 +7,19 @@ import { isAbsolute, join, relative } from "node:path";
 import type { Writable } from "node:stream";
 import { NO_TRACE, type PhaseTrace } from "../lang/index.js";
 import { agentDirectory } from "./agentDirectory.js";
-import { RESULT_FILES, writeResults, type Result, type ResultsFile } from "../protocol/index.js";
+import {
+  finishBound,
+  prepareBound,
+  workspaceLayout,
+  type PreparedBound,
+} from "./boundWorkspaces.js";
+import {
+  RESULT_FILES,
+  workspaceBundleName,
+  writeResults,
+  type Result,
+  type ResultsFile,
+} from "../protocol/index.js";
 import { DEFAULT_PATH } from "./agentEnvironment.js";
 import { runAgentStep } from "./agentStep.js";
 import { startDeadline } from "./deadline.js";
@@ -87,8 +99,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     let prepared: PreparedWorkspace;
     let share: Share;
     let agentDir: string;
+    // The task's own repository: the workspace root, or `main` under it beside bound ones.
+    let main = workspace;
+    let bound: PreparedBound[] = [];
     try {
       share = await trace.around("read the share", readShare(options.share));
+      const layout = workspaceLayout(workspace, share.workspaces);
+      main = layout.main;
       draft.agent = share.settings.agent;
       server = await trace.around(
         "start the metadata server",
@@ -102,7 +119,16 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
           prepareWorkspace({
             input: share.input,
             identity: identityOf(share.settings),
-            git: { workspace, env: gitEnv, signal: prepareDeadline.signal, trace },
+            git: { workspace: main, env: gitEnv, signal: prepareDeadline.signal, trace },
+            progress,
+          }),
+        );
+        bound = await trace.around(
+          "prepare the bound workspaces",
+          prepareBound({
+            bound: layout.bound,
+            identity: identityOf(share.settings),
+            git: { env: gitEnv, signal: prepareDeadline.signal, trace },
             progress,
           }),
         );
@@ -110,7 +136,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         prepareDeadline.clear();
       }
       draft.base = prepared.base;
-      agentDir = await agentDirectory(workspace, share.settings.workdir);
+      agentDir = await agentDirectory(main, share.settings.workdir);
       egress = await trace.around(
         "start egress forwarding",
         startEgressForwarding(options.sockets, options.egressPorts),
@@ -121,6 +147,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         "setup",
         runSetupStep({
           ...options,
+          workspace: main,
           share,
           shareDir: options.share,
           gitEnv,
@@ -133,7 +160,10 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
           stop,
         }),
       );
-      server.setReady({ path: workspace, base: prepared.base });
+      server.setReady(
+        { path: main, base: prepared.base, source: share.workspaces?.mainSource },
+        bound,
+      );
       progress(`workspace ready at ${prepared.base}`);
     } catch (error) {
       fail(error);
@@ -179,7 +209,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         "finish git",
         finishGit(
           {
-            git: { workspace, env: gitEnv, signal: finishDeadline.signal, trace },
+            git: { workspace: main, env: gitEnv, signal: finishDeadline.signal, trace },
             base: prepared.base,
             config: prepared.config,
             scratch,
@@ -190,6 +220,30 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
       );
     } catch (error) {
       fail(error);
+    }
+    try {
+      const finished = await trace.around(
+        "finish the bound workspaces",
+        finishBound({
+          prepared: bound,
+          git: { env: gitEnv, signal: finishDeadline.signal, trace },
+          scratch,
+          warnings: draft.warnings,
+          progress,
+          fail,
+        }),
+      );
+      if (finished.length > 0) {
+        draft.workspaces = finished.map(({ name, base, head, leftovers }) => ({
+          name,
+          base,
+          leftovers,
+          ...(head === undefined ? {} : { head }),
+        }));
+      }
+      for (const { name, bundle } of finished) {
+        if (bundle !== undefined) files.push({ name: workspaceBundleName(name), path: bundle });
+      }
     } finally {
       finishDeadline.clear();
     }

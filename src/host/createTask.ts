@@ -14,6 +14,7 @@ import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
 import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
 import { checkSetup, type SetupInput } from "./setupPlan.js";
+import { resolveWorkspaces, type WorkspaceBinding } from "./workspaceBindings.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -56,6 +57,8 @@ export interface CreateTaskInput {
   labels?: Record<string, string>;
   /** The setup before the agent: --setup, --setup-goal and the rest (setupPlan.ts). */
   setup?: SetupInput;
+  /** Repositories bound beside the task's own (--workspace), in binding order. */
+  workspaces?: WorkspaceBinding[];
 }
 
 export interface CreatedTask {
@@ -115,6 +118,10 @@ export async function createTask(
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
   const start = await trace.around("resolve the start", resolveStart(input.repo, input.from));
   const identity = await trace.around("git identity", resolveGitIdentity(start.repo, input));
+  const workspaces =
+    input.workspaces === undefined || input.workspaces.length === 0
+      ? undefined
+      : await trace.around("resolve the workspaces", resolveWorkspaces(input.workspaces, start));
   const settings: HostSettingsInput = definedFields({
     guest: {
       ...agentSettings({ ...input, ...identity }),
@@ -129,6 +136,7 @@ export async function createTask(
     limits: input.limits,
     approval,
     setup,
+    workspaces,
   });
   const stored = hostSettings(settings);
   const beforeWrite =

@@ -13,9 +13,17 @@ import type { BundleFacts } from "./verifyChanges.js";
 import type { BudgetRefusal, SpendTotals } from "./spending/index.js";
 import type { StopReason } from "./stopTriggers.js";
 import type { SetupFailure } from "./setupPhase.js";
+import { workspaceClaimProblem, workspaceDetails, type WorkspaceFacts } from "./workspaceFacts.js";
 
 export type ResultFacts =
-  { kind: "received"; result: Result; bundle: BundleFacts } | { kind: "refused"; error: string };
+  | {
+      kind: "received";
+      result: Result;
+      bundle: BundleFacts;
+      /** The bound workspaces (--workspace), each with its own bundle the host checked. */
+      workspaces?: readonly WorkspaceFacts[];
+    }
+  | { kind: "refused"; error: string };
 
 export interface EndFacts {
   /** The commit the host sent. */
@@ -101,6 +109,9 @@ function detailsOf(facts: EndFacts): Record<string, unknown> {
   } else if (bundle.kind === "none" && (result.head === undefined || result.head === facts.base)) {
     details.head = facts.base;
     details.changes = false;
+  }
+  if (facts.results.workspaces !== undefined && facts.results.workspaces.length > 0) {
+    details.workspaces = workspaceDetails(facts.results.workspaces);
   }
   if (result.agentExitCode !== undefined) details.agentExitCode = result.agentExitCode;
   details.leftovers = result.leftovers;
@@ -236,7 +247,9 @@ export function decideEnd(facts: EndFacts): TerminalInput {
   const results = facts.results;
   if (results.kind === "refused") return failed(facts, results.error);
   const { result, bundle } = results;
-  const problem = claimProblem(facts.base, result, bundle);
+  const problem =
+    claimProblem(facts.base, result, bundle) ??
+    workspaceClaimProblem(result, results.workspaces ?? []);
   if (problem !== undefined) return failed(facts, problem);
   if (result.error !== undefined)
     return failed(facts, `the sandbox reports: ${sandboxText(result.error)}`);
@@ -261,5 +274,10 @@ export function decideEnd(facts: EndFacts): TerminalInput {
     (bundle.kind === "verified"
       ? `${bundle.commits} commit${bundle.commits === 1 ? "" : "s"} on top of ${short(facts.base)}, head ${short(bundle.head)}`
       : "no changes");
-  return { state: "succeeded", summary, details: detailsOf(facts) };
+  const changed = (results.workspaces ?? []).filter((w) => w.bundle.kind === "verified");
+  const also =
+    changed.length === 0
+      ? ""
+      : `; changes in workspace${changed.length === 1 ? "" : "s"} ${changed.map((w) => w.workspace.name).join(", ")}`;
+  return { state: "succeeded", summary: summary + also, details: detailsOf(facts) };
 }

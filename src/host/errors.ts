@@ -200,3 +200,21 @@ export class SpendLedgerBusyError extends HostError {
   readonly code: string = "SPEND_LEDGER_BUSY";
   readonly exitClass = "operational";
 }
+
+/**
+ * A --workspace binding (or a `workspaces` entry of the config) that cannot be bound: not
+ * NAME=PATH[@REV], a bad or duplicate name, a path that is not a git repository, an unknown REV.
+ */
+export class BadWorkspaceError extends HostError {
+  static override readonly hint =
+    "bind a repository as --workspace NAME=PATH[@REV]: NAME a letter then letters, digits, _ or -; PATH a git repository";
+  readonly code: string = "BAD_WORKSPACE";
+  readonly exitClass = "usage";
+}
+
+/** fetch or diff --workspace NAME of a task that bound no workspace of that name. */
+export class NoSuchWorkspaceError extends HostError {
+  static override readonly hint = "`warden show ID` lists the task's workspaces";
+  readonly code: string = "NO_SUCH_WORKSPACE";
+  readonly exitClass = "usage";
+}

@@ -23,6 +23,7 @@ import {
   SHARE_FILES,
   receiveResults,
   WardenError,
+  workspaceBundleName,
   type ReceivedResults,
   type Result,
 } from "../protocol/index.js";
@@ -53,6 +54,8 @@ import { verifyChanges } from "./verifyChanges.js";
 import { writeShare } from "./writeShare.js";
 import { SETUP_EVENTS, SETUP_LOG, SetupPhase } from "./setupPhase.js";
 import { guestSetup, planSetupAttach, type SetupAttach } from "./setupPlan.js";
+import { verifyWorkspaces } from "./workspaceFacts.js";
+import { leaseWorkspaces, writeWorkspacesShare } from "./workspaceShare.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -102,6 +105,8 @@ class TaskRun {
   private progress: GuestProgress | undefined;
   /** The history repository the share names, bound read-only into the sandbox. */
   private history: string | undefined;
+  /** The history repositories of the bound workspaces, bound read-only too. */
+  private workspaceHistories: readonly string[] = [];
   /** How to release what the phases opened, in the order they opened it. */
   private readonly releases: (() => Promise<unknown>)[] = [];
   /** Set once prepare has begun: from then on the attach has directories to remove. */
@@ -244,6 +249,19 @@ class TaskRun {
       objectFormat: host.objectFormat,
       history: lease.repository,
     });
+    const bound = host.workspaces ?? [];
+    if (bound.length > 0) {
+      const leased = await this.trace.around(
+        "lease the workspaces' history caches",
+        leaseWorkspaces(this.dataDir, bound),
+      );
+      this.releases.push(() => {
+        leased.release();
+        return Promise.resolve();
+      });
+      this.workspaceHistories = leased.repositories;
+      await writeWorkspacesShare(this.layout.share, spec.repo, leased.inputs);
+    }
     if (setup.kind === "restore") {
       await rename(setup.snapshot, join(this.layout.share, SHARE_FILES.setup));
     }
@@ -425,6 +443,7 @@ class TaskRun {
         ...agentBinds(host.guest.command),
         ...(program?.binds ?? []),
         ...(this.history === undefined ? [] : [this.history]),
+        ...this.workspaceHistories,
       ],
       env: {},
       limits: host.limits ?? {},
@@ -521,7 +540,9 @@ class TaskRun {
   private async judge({ exit, received, stop }: SandboxEnd): Promise<TerminalInput> {
     const { backend, host, spec } = this.plan;
     const results =
-      received.kind === "received" ? await this.verify(received.received.result) : received;
+      received.kind === "received"
+        ? await this.verify(received.received.result, received.received.workspaceFiles)
+        : received;
     return decideEnd({
       base: spec.base,
       stop,
@@ -539,7 +560,10 @@ class TaskRun {
   }
 
   /** The result the sandbox claims, with the bundle of changes the host checked itself. */
-  private async verify(result: Result): Promise<ResultFacts> {
+  private async verify(
+    result: Result,
+    files: ReceivedResults["workspaceFiles"],
+  ): Promise<ResultFacts> {
     for (const warning of result.warnings) this.warn(`the sandbox says: ${cleanLine(warning)}`);
     const bundle = await verifyChanges({
       bundle: this.layout.result("changes.bundle"),
@@ -548,7 +572,15 @@ class TaskRun {
       objectFormat: this.plan.host.objectFormat,
       scratchParent: this.layout.dir,
     });
-    return { kind: "received", result, bundle };
+    const bound = this.plan.host.workspaces ?? [];
+    if (bound.length === 0) return { kind: "received", result, bundle };
+    const workspaces = await verifyWorkspaces(
+      bound,
+      files,
+      (name) => join(this.layout.results, workspaceBundleName(name)),
+      this.layout.dir,
+    );
+    return { kind: "received", result, bundle, workspaces };
   }
 
   /** The terminal input of an attach that warden itself could not carry through. */
@@ -570,7 +602,10 @@ class TaskRun {
 
   private async receive(stdout: Readable): Promise<Received> {
     try {
-      const received = await receiveResults(stdout, { dir: this.layout.results });
+      const received = await receiveResults(stdout, {
+        dir: this.layout.results,
+        workspaces: (this.plan.host.workspaces ?? []).map((w) => w.name),
+      });
       return { kind: "received", received };
     } catch (error) {
       const text = `the sandbox's results were refused: ${errorText(error)}`;

@@ -8,6 +8,9 @@ import {
   firstIssue,
   SETUP_LIMITS,
   type SetupSettings,
+  LIMITS,
+  OID,
+  workspaceNameProblem,
   type Settings,
 } from "../protocol/index.js";
 import { NotAHostTaskError, noHostSettings } from "./errors.js";
@@ -82,6 +85,24 @@ const hostSettingsSchema = memo(() =>
           key: z.array(z.string().min(1).max(4096)).max(64),
         })
         .strict()
+        .optional(),
+      /**
+       * The repositories bound beside the task's own (--workspace), in binding order, each
+       * resolved to a commit when the task was made (see workspaceBindings.ts).
+       */
+      workspaces: z
+        .array(
+          z
+            .object({
+              name: z.string().refine((n) => workspaceNameProblem(n) === undefined),
+              repo: z.string().min(1),
+              gitDir: z.string().min(1),
+              objectFormat: z.enum(["sha1", "sha256"]),
+              base: z.string().regex(OID),
+            })
+            .strict(),
+        )
+        .max(LIMITS.workspaces)
         .optional(),
     })
     .strict(),

@@ -48,3 +48,9 @@ export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";
 export { trimSetupCaches, type SetupTrimOutcome } from "./setupCache/index.js";
 export { SETUP_EVENTS, SETUP_LOG } from "./setupPhase.js";
+export { BadWorkspaceError, NoSuchWorkspaceError } from "./errors.js";
+export {
+  parseWorkspaceBinding,
+  type WorkspaceBinding,
+  type StoredWorkspace,
+} from "./workspaceBindings.js";

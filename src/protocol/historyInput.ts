@@ -20,7 +20,7 @@ export function historyRef(base: string): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-const cleanAbsolute = z
+export const cleanAbsolute = z
   .string()
   .min(2)
   .max(4096)

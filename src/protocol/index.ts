@@ -106,3 +106,14 @@ export {
   type SnapshotEntry,
   type SnapshotSummary,
 } from "./setupSnapshot.js";
+export {
+  MAIN_WORKSPACE,
+  WORKSPACE_NAME,
+  WORKSPACE_BUNDLE,
+  workspaceNameProblem,
+  workspaceBundleName,
+  formatWorkspacesInput,
+  parseWorkspacesInput,
+  type WorkspacesInput,
+  type WorkspaceInput,
+} from "./workspaces.js";

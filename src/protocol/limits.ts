@@ -60,6 +60,20 @@ export const LIMITS = {
   tunnelReadPoolBytes: 512 * KiB,
   /** A pool with less free than this is replaced: a smaller read would cost a system call more. */
   tunnelReadMinBytes: 64 * KiB,
+  /**
+   * Repositories bound to one task beside its own (--workspace). Each is cloned, finished and
+   * checked on its own; a piece of work that spans more than this is several tasks.
+   */
+  workspaces: 16,
+  /** A workspace's name: a directory name and part of a results file name, so short. */
+  workspaceNameBytes: 32,
+  /** workspaces.json on the share: a name, a commit and two paths per workspace. */
+  workspacesInputBytes: 160 * KiB,
+  /**
+   * Every bundle of changes of one task together (its own and its workspaces'): they are
+   * reviewed together, so the bound of one is the bound of all.
+   */
+  allChangesBytes: 1 * GiB,
 } as const;
 
 /** Per-result-file limits, the table of DESIGN.md "The contract". */

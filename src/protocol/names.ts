@@ -15,6 +15,11 @@ export const SHARE_FILES = {
   history: "history.json",
   /** The snapshot of a past setup (setupSnapshot.ts), when the host's cache had one for the task. */
   setup: "setup.tar",
+  /**
+   * Present only when the task binds further repositories (--workspace): where each one's
+   * history is and which commit it starts from (see workspaces.ts).
+   */
+  workspaces: "workspaces.json",
 } as const;
 
 /**

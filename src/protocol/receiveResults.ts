@@ -11,6 +11,7 @@ import { RESULT_FILE_NAMES, RESULT_FILES, type ResultFileName } from "./names.js
 import { quote } from "./quote.js";
 import { parseResult, type Result } from "./result.js";
 import { BLOCK, readTarHeader } from "./tarHeader.js";
+import { workspaceBundleName } from "./workspaces.js";
 
 export interface ReceivedFile {
   /** dir/<name>, created by receiveResults. */
@@ -22,6 +23,8 @@ export interface ReceivedResults {
   result: Result;
   /** Every file the archive held, result.json included. */
   files: Partial<Record<ResultFileName, ReceivedFile>>;
+  /** The bundle of changes of each bound workspace that sent one, by the workspace's name. */
+  workspaceFiles: Record<string, ReceivedFile>;
 }
 
 export interface ReceiveOptions {
@@ -31,6 +34,14 @@ export interface ReceiveOptions {
   want?: readonly ResultFileName[];
   /** Tighter limits than RESULT_LIMITS; a looser one is ignored, the contract's limit holds. */
   limits?: Partial<Record<ResultFileName, number>>;
+  /**
+   * The names of the workspaces bound beside the task's own repository: the archive may carry a
+   * bundle of changes for each (workspaceBundleName), and for no other. Each is bound by the
+   * limit of changes.bundle, and all bundles together by LIMITS.allChangesBytes.
+   */
+  workspaces?: readonly string[];
+  /** A tighter bound than LIMITS.allChangesBytes on all bundles of changes together. */
+  allChangesBytes?: number;
 }
 
 /**
@@ -63,7 +74,9 @@ function isAllowed(name: string): name is ResultFileName {
 
 /** An entry being written: its file, what is left of its body and padding, what is batched. */
 interface Entry {
-  name: ResultFileName;
+  name: string;
+  /** The bound workspace whose changes this entry carries, when it is one's. */
+  workspace: string | undefined;
   file: FileHandle;
   path: string;
   size: number;
@@ -115,6 +128,12 @@ class Receiver {
   private trailer: number | undefined;
   private resultBytes: Buffer | undefined;
   readonly files: Partial<Record<ResultFileName, ReceivedFile>> = {};
+  readonly workspaceFiles: Record<string, ReceivedFile> = {};
+  /** The workspace of each results file name a bound workspace's bundle may come under. */
+  private readonly workspaceBundles = new Map<string, string>();
+  /** Bytes of bundles of changes the headers so far claimed, all workspaces together. */
+  private changesClaimed = 0;
+  private readonly allChangesLimit: number;
   /** Every path created, for the removal on refusal (an open entry's is here too). */
   readonly created: string[] = [];
   private readonly want: ReadonlySet<ResultFileName>;
@@ -131,6 +150,14 @@ class Receiver {
       if (tighter !== undefined && tighter >= 0 && tighter < limits[name]) limits[name] = tighter;
     }
     this.limits = limits;
+    const tighter = options.allChangesBytes;
+    this.allChangesLimit =
+      tighter !== undefined && tighter >= 0 && tighter < LIMITS.allChangesBytes
+        ? tighter
+        : LIMITS.allChangesBytes;
+    for (const name of options.workspaces ?? []) {
+      this.workspaceBundles.set(workspaceBundleName(name), name);
+    }
   }
 
   async push(chunk: Uint8Array): Promise<void> {
@@ -212,20 +239,35 @@ class Receiver {
     if (header.kind === "other") {
       throw refuse(`the results archive has ${header.what}, ${quote(header.name)}`);
     }
-    if (!isAllowed(name)) {
+    const workspace = this.workspaceBundles.get(name);
+    if (workspace !== undefined) {
+      if (this.workspaceFiles[workspace] !== undefined) {
+        throw refuse(`the results archive has ${name} twice`);
+      }
+    } else if (!isAllowed(name)) {
       const what = name.includes("/") || name === ".." ? "a path" : "a name";
       throw refuse(
         `the results archive has ${what} that is not a result file: ${quote(header.name)}`,
       );
+    } else {
+      if (!this.want.has(name))
+        throw refuse(`the results archive has ${name}, which was not asked for`);
+      if (this.files[name] !== undefined) throw refuse(`the results archive has ${name} twice`);
     }
-    if (!this.want.has(name))
-      throw refuse(`the results archive has ${name}, which was not asked for`);
-    if (this.files[name] !== undefined) throw refuse(`the results archive has ${name} twice`);
-    const limit = this.limits[name];
+    const limit =
+      this.limits[workspace === undefined ? (name as ResultFileName) : "changes.bundle"];
     if (header.size > limit) {
       throw refuse(
         `${name} in the results claims ${header.size} bytes, over its limit of ${limit}`,
       );
+    }
+    if (workspace !== undefined || name === RESULT_FILES.changes) {
+      this.changesClaimed += header.size;
+      if (this.changesClaimed > this.allChangesLimit) {
+        throw refuse(
+          `the bundles of changes in the results claim ${this.changesClaimed} bytes together, over their limit of ${this.allChangesLimit}`,
+        );
+      }
     }
     const path = join(this.dir, name);
     // Exclusive, and never through a symlink: a file that is already there is not overwritten.
@@ -238,6 +280,7 @@ class Receiver {
     const padding = (BLOCK - (header.size % BLOCK)) % BLOCK;
     const entry: Entry = {
       name,
+      workspace,
       file,
       path,
       size: header.size,
@@ -292,7 +335,9 @@ class Receiver {
     await entry.file.datasync();
     this.entry = undefined;
     await entry.file.close();
-    this.files[entry.name] = { path: entry.path, bytes: entry.size };
+    const received = { path: entry.path, bytes: entry.size };
+    if (entry.workspace !== undefined) this.workspaceFiles[entry.workspace] = received;
+    else this.files[entry.name as ResultFileName] = received;
     if (entry.kept !== undefined) {
       this.resultBytes = Buffer.concat(entry.kept, entry.size);
       this.trailer = 0;
@@ -329,7 +374,7 @@ export async function receiveResults(
     // Leaving the loop by a throw destroys the stream.
     for await (const chunk of stream) await receiver.push(toBytes(chunk));
     const result = receiver.finish();
-    return { result, files: receiver.files };
+    return { result, files: receiver.files, workspaceFiles: receiver.workspaceFiles };
   } catch (error) {
     stream.destroy();
     await receiver.discard();

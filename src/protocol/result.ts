@@ -6,6 +6,7 @@ import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { firstIssue } from "./schemaIssue.js";
 import { RESULT_FILE_NAMES, type ResultFileName } from "./names.js";
+import { workspaceName } from "./workspaceName.js";
 
 /** A git object id: 40 (sha1) or 64 (sha256) lowercase hex digits. */
 export const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -49,6 +50,23 @@ export const resultSchema = z
       .string()
       .regex(/^[A-Z][A-Z0-9_]*$/, "not an error code")
       .max(LIMITS.errorCodeBytes)
+      .optional(),
+    /**
+     * What the guest claims of each bound workspace (--workspace), in binding order: the same
+     * claims as base, head and leftovers make of the task's own repository.
+     */
+    workspaces: z
+      .array(
+        z
+          .object({
+            name: workspaceName,
+            base: oid.optional(),
+            head: oid.optional(),
+            leftovers: z.boolean(),
+          })
+          .strict(),
+      )
+      .max(LIMITS.workspaces)
       .optional(),
   })
   .strict();

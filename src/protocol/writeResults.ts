@@ -8,9 +8,11 @@ import { RESULT_LIMITS } from "./limits.js";
 import { RESULT_FILES, type ResultFileName } from "./names.js";
 import { formatResult, type Result } from "./result.js";
 import { sendTo } from "./sendTo.js";
+import { WORKSPACE_BUNDLE } from "./workspaces.js";
 
 export interface ResultsFile {
-  name: "transcript.jsonl" | "agent.log" | "changes.bundle";
+  /** A result file, or the changes of a bound workspace (workspaceBundleName). */
+  name: "transcript.jsonl" | "agent.log" | "changes.bundle" | `changes.${string}.bundle`;
   /** Where the file is; a symlink there is refused. */
   path: string;
 }
@@ -26,7 +28,7 @@ const ENTRY_MODE = 0o600;
 const ENTRY_MTIME = new Date(0);
 
 interface OpenedFile {
-  name: ResultFileName;
+  name: string;
   file: FileHandle;
   size: number;
 }
@@ -42,7 +44,11 @@ async function openAll(files: readonly ResultsFile[], opened: OpenedFile[]): Pro
   const seen = new Set<string>();
   for (const { name, path } of files) {
     // Checked at run time too: the type is a promise the caller's JavaScript may not keep.
-    if ((name as string) === RESULT_FILES.result || !Object.hasOwn(RESULT_LIMITS, name)) {
+    const workspace = WORKSPACE_BUNDLE.test(name);
+    if (
+      !workspace &&
+      ((name as string) === RESULT_FILES.result || !Object.hasOwn(RESULT_LIMITS, name))
+    ) {
       throw refuse(`${JSON.stringify(name)} is not a result file the guest may send`);
     }
     if (seen.has(name)) throw refuse(`${name} is in the results twice`);
@@ -53,7 +59,7 @@ async function openAll(files: readonly ResultsFile[], opened: OpenedFile[]): Pro
     opened.push(entry);
     const stat = await file.stat();
     if (!stat.isFile()) throw refuse(`${name} is not a regular file`);
-    const limit = RESULT_LIMITS[name];
+    const limit = RESULT_LIMITS[workspace ? RESULT_FILES.changes : (name as ResultFileName)];
     if (stat.size > limit) {
       throw refuse(`${name} is ${stat.size} bytes, over its limit of ${limit}`);
     }

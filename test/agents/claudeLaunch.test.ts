@@ -24,6 +24,18 @@ describe("launching Claude Code", () => {
     ]);
   });
 
+  test("each bound workspace is a directory Claude Code may work in, one --add-dir each", () => {
+    const plan = claudeLaunch({
+      settings: checkSettings({ agent: "claude" }),
+      prompt: "do it",
+      addDirs: ["/workspace/lib", "/workspace/docs"],
+    });
+    assert.deepEqual(plan.argv.slice(-2), [
+      "--add-dir=/workspace/lib",
+      "--add-dir=/workspace/docs",
+    ]);
+  });
+
   test("every setting becomes its option, each value inside its own argument", () => {
     const plan = launch({
       model: "claude-opus-5-5",

@@ -83,7 +83,7 @@ test("the workspaces are a stream of YAML documents, one per workspace", async (
   assert.ok(Array.isArray(documents));
   assert.deepEqual(
     documents.map((d) => d.toJS() as unknown),
-    [{ path: "/workspace", base, branch: "warden/task" }],
+    [{ name: "main", path: "/workspace", base, branch: "warden/task" }],
   );
 });
 
@@ -98,4 +98,30 @@ test("anything else is 404, a write is 405, and HEAD has headers without a body"
   const head = await call(server.url, "/healthz", "HEAD");
   assert.equal(head.status, 200);
   assert.equal(head.body, "");
+});
+
+test("with bound workspaces, the list names each after the task's own, in binding order", async (t) => {
+  const server = await startMetadataServer({ settings, port: 0 });
+  t.after(() => server.close());
+  const other = "c".repeat(40);
+  server.setReady({ path: "/workspace/main", base, source: "/src/app" }, [
+    { name: "lib", path: "/workspace/lib", base: other, source: "/src/lib" },
+    { name: "docs", path: "/workspace/docs", base, source: "/src/docs" },
+  ]);
+  const answer = await call(server.url, "/metadata/v1/workspaces");
+  assert.equal(answer.status, 200);
+  assert.deepEqual(
+    parseAllDocuments(answer.body).map((d) => d.toJS() as unknown),
+    [
+      { name: "main", path: "/workspace/main", base, branch: "warden/task", source: "/src/app" },
+      {
+        name: "lib",
+        path: "/workspace/lib",
+        base: other,
+        branch: "warden/task",
+        source: "/src/lib",
+      },
+      { name: "docs", path: "/workspace/docs", base, branch: "warden/task", source: "/src/docs" },
+    ],
+  );
 });

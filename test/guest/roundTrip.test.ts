@@ -200,7 +200,7 @@ test("the agent reads its task from the metadata server and its environment", as
   assert.ok(Array.isArray(workspaces));
   assert.deepEqual(
     workspaces.map((d) => d.toJS() as unknown),
-    [{ path: fixture.workspace, base: fixture.base, branch: "warden/task" }],
+    [{ name: "main", path: fixture.workspace, base: fixture.base, branch: "warden/task" }],
   );
   assert.equal(await show("ready.txt"), "200");
 

@@ -97,5 +97,7 @@ export function claudeLaunch(task: AgentTask): AgentLaunch {
   if (settings.appendSystemPrompt !== undefined) {
     argv.push(option("append-system-prompt", settings.appendSystemPrompt));
   }
+  // Claude Code's file tools reach its working directory and these alone.
+  argv.push(...(task.addDirs ?? []).map((dir) => option("add-dir", dir)));
   return { argv, env: CLAUDE_ENV, stdin: userMessageLine(task.prompt) };
 }
