@@ -23,6 +23,11 @@ export interface AgentLaunch {
    * Every path is absolute and inside the task's `home`.
    */
   readonly files?: readonly AgentFile[];
+  /**
+   * Where the runner copies the task's skills (AgentTask.skills) before this run starts: the
+   * folder the agent looks for its user's skills in, absolute and inside the task's `home`.
+   */
+  readonly skillsDir?: string;
 }
 
 /** A configuration file an agent needs (Gemini's settings.json, say). */
@@ -66,6 +71,8 @@ export interface AgentTask {
   readonly apiBaseUrl?: string;
   /** Present for a further run of a `resumable` agent: the message it carries. */
   readonly resume?: AgentResume;
+  /** The folder of the task's skills (one folder each), when it has some: the share's copy. */
+  readonly skills?: string;
 }
 
 /** The agent's own account of how a run ended, as an event. */

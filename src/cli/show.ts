@@ -9,6 +9,7 @@ import { agentActivity, SHOWN_TYPES, type AgentActivity } from "./agentActivity.
 import { colourWanted, paintState } from "./colour.js";
 import { openTasks } from "./context.js";
 import { failureTail } from "./failureTail.js";
+import { mcpServersView } from "./mcpView.js";
 import { settingsLines } from "./settingsText.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
 import { eventLine } from "./watch.js";
@@ -65,6 +66,8 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
     env: host.envNames,
     limits: host.limits,
     approval: host.approval,
+    mcpServers: mcpServersView(host.guest.mcpServers),
+    skillsDir: host.skillsDir,
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from "../protocol/index.js";
 import { loadConfig } from "../config/index.js";
 import { flagsWithConfig, ignoredKeyWarnings } from "./configFlags.js";
+import { taskMcpInput } from "./mcpOptions.js";
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
@@ -44,6 +45,8 @@ export interface TaskFlags {
   prompt?: string;
   promptFile?: string;
   json?: boolean;
+  mcpConfig?: string[];
+  skills?: string;
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -129,7 +132,16 @@ export function addTaskOptions(command: Command): Command {
     )
     .option("--prompt <text>", "what the task is to do")
     .option("--prompt-file <file>", "read the prompt from FILE (- for stdin)")
-    .option("--json", "print one JSON object instead of text");
+    .option("--json", "print one JSON object instead of text")
+    .option(
+      "--mcp-config <file>",
+      'give the agent the MCP servers of FILE, {"mcpServers": {...}} as Claude Code takes it (repeatable)',
+      collect,
+    )
+    .option(
+      "--skills <dir>",
+      "put the skills of DIR (a folder with SKILL.md each) where the agent looks for skills",
+    );
 }
 
 /** The policies of --approve, as the settings name them. */
@@ -234,5 +246,6 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
     limits.processes = parseCount(flags.maxProcesses, "--max-processes");
   }
   if (Object.keys(limits).length > 0) input.limits = limits;
+  Object.assign(input, await taskMcpInput(given, config.values));
   return input;
 }

@@ -99,6 +99,7 @@ async function prepareAgent(
     home,
     permissionPromptTool: promptTool,
     apiBaseUrl: input.relayUrl,
+    ...(input.share.skills === undefined ? {} : { skills: input.share.skills }),
   };
   const marker = randomBytes(16).toString("hex");
   const runs: Runs = {

@@ -1,6 +1,7 @@
 // The task share, read and checked before anything runs. The host checked it too, but the
 // runner refuses anything it would not itself have written: the two ends may be different builds.
 import { lstat, open } from "node:fs/promises";
+import { shareSkills } from "./shareSkills.js";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
 import {
@@ -26,6 +27,8 @@ export interface Share {
   readonly settings: Settings;
   readonly prompt: string;
   readonly input: ShareInput;
+  /** The share's folder of skills, when the settings name some (shareSkills.ts). */
+  readonly skills?: string;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -127,5 +130,6 @@ export async function readShare(dir: string): Promise<Share> {
     history === undefined
       ? { kind: "bundle", path: await checkBundlePresent(dir) }
       : { kind: "history", history };
-  return { settings, prompt, input };
+  const skills = await shareSkills(dir, settings.skills);
+  return { settings, prompt, input, ...(skills === undefined ? {} : { skills }) };
 }

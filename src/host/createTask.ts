@@ -2,7 +2,7 @@
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
 import { definedFields, processStart, traceFromEnv } from "../lang/index.js";
-import type { AgentName, Settings } from "../protocol/index.js";
+import type { AgentName, McpServers, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
@@ -13,6 +13,7 @@ import { resolveStart, type TaskStart } from "./resolveStart.js";
 import { resolveGitIdentity } from "./gitIdentity.js";
 import { parseToolRules } from "./channel/index.js";
 import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
+import { taskMcpSettings } from "./taskMcp.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -53,6 +54,10 @@ export interface CreateTaskInput {
   deadline?: DeadlineInput;
   limits?: { memoryBytes?: number; processes?: number; diskBytes?: number };
   labels?: Record<string, string>;
+  /** MCP servers for the agent, by name (read from --mcp-config files or the config). */
+  mcpServers?: McpServers;
+  /** A directory of skills on the host (--skills), copied into the share when the task runs. */
+  skillsDir?: string;
 }
 
 export interface CreatedTask {
@@ -106,6 +111,7 @@ export async function createTask(
   parseAllowList(allow, presets);
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
+  const mcp = await taskMcpSettings(input, allow, presets);
   // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
   // then takes its outcome from the memo.
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
@@ -115,6 +121,7 @@ export async function createTask(
     guest: {
       ...agentSettings({ ...input, ...identity }),
       ...definedFields({ workdir: start.workdir }),
+      ...mcp.guest,
     },
     sandbox: input.sandbox ?? "bwrap",
     allow,
@@ -124,6 +131,7 @@ export async function createTask(
     objectFormat: start.objectFormat,
     limits: input.limits,
     approval,
+    skillsDir: mcp.skillsDir,
   });
   const stored = hostSettings(settings);
   const beforeWrite =

@@ -49,6 +49,7 @@ import { StopTriggers, type StopReason } from "./stopTriggers.js";
 import { cleanAttempt, prepareAttempt, taskLayout, type TaskLayout } from "./taskLayout.js";
 import { verifyChanges } from "./verifyChanges.js";
 import { writeShare } from "./writeShare.js";
+import { copyTaskSkills } from "./taskSkills.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -223,6 +224,7 @@ class TaskRun {
       objectFormat: host.objectFormat,
       history: lease.repository,
     });
+    await copyTaskSkills(host, this.layout.share);
   }
 
   /** The relay's spend gate; its release writes the task's last spend before the end is recorded. */

@@ -46,3 +46,12 @@ export { CommandNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
 export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from "./taskSpend.js";
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";
+export {
+  BadMcpConfigError,
+  BadSkillsError,
+  McpHostNotAllowedError,
+  McpNotTakenError,
+  McpServerNameError,
+  SkillsLinkError,
+} from "./mcpErrors.js";
+export { checkMcpServers, mergeMcpServers, parseMcpConfig, readMcpConfigs } from "./mcpConfig.js";

@@ -8,6 +8,7 @@ import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
 import { AGENTS, AGENT_ONLY_FIELDS, agentTakes } from "./agentProfiles.js";
+import { mcpServersSchema, skillNamesSchema } from "./mcpServers.js";
 
 export { AGENTS, agentTakes, type AgentField, type AgentName } from "./agentProfiles.js";
 
@@ -203,6 +204,10 @@ export const settingsSchema = memo(() =>
         )
         .refine((d) => !CONTROL.test(d), "workdir has a control character")
         .optional(),
+      /** MCP servers the agent is given, by name (see mcpServers.ts). */
+      mcpServers: mcpServersSchema().optional(),
+      /** The skills the share holds (`skills/NAME/`), placed where the agent looks for them. */
+      skills: skillNamesSchema().optional(),
     })
     .strict()
     .superRefine((s, ctx) => {
@@ -211,6 +216,13 @@ export const settingsSchema = memo(() =>
           code: "custom",
           message: "the command agent needs a command",
           path: ["command"],
+        });
+      }
+      if (s.agent === "command" && (s.mcpServers !== undefined || s.skills !== undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "the command agent takes no MCP servers or skills",
+          path: [s.mcpServers !== undefined ? "mcpServers" : "skills"],
         });
       }
       for (const field of AGENT_ONLY_FIELDS) {

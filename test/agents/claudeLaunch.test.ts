@@ -21,6 +21,7 @@ describe("launching Claude Code", () => {
       ...STREAM_ARGS,
       "--permission-mode",
       "bypassPermissions",
+      "--strict-mcp-config",
     ]);
   });
 
@@ -46,6 +47,7 @@ describe("launching Claude Code", () => {
       "--allowedTools=Bash(git commit -m *)",
       "--disallowedTools=WebSearch",
       "--append-system-prompt=- always run the tests\n- never push",
+      "--strict-mcp-config",
     ]);
   });
 
@@ -79,8 +81,9 @@ describe("launching Claude Code", () => {
     assert.deepEqual(plan.argv.slice(STREAM_ARGS.length + 1), [
       "--permission-mode",
       "default",
-      '--mcp-config={"mcpServers":{}}',
       "--permission-prompt-tool=mcp__warden__approve",
+      '--mcp-config={"mcpServers":{}}',
+      "--strict-mcp-config",
     ]);
   });
 
