@@ -112,7 +112,7 @@ describe(
         "--json",
       ]);
       assert.equal(run.code, 0, run.stderr);
-      const id = String((JSON.parse(run.stdout) as { id: string }).id);
+      const { id } = JSON.parse(run.stdout) as { id: string };
       const body = JSON.stringify(server.turns()[0]?.body);
       assert.match(body, new RegExp(`tidy-notes: Tidies the notes folder \\(${marker}\\)`));
       const show = await warden(suite.ws, server, ["show", id]);
