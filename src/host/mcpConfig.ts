@@ -167,6 +167,14 @@ export function checkMcpForTask(
     }
     const endpoint = remoteUrl(server.url);
     if (endpoint === undefined) continue;
+    if (!server.url.toLowerCase().startsWith("https:")) {
+      // Agents send a plain http:// request to the proxy as it is (no CONNECT), and warden's
+      // proxy forwards only tunnels: such a server could never answer.
+      throw new BadMcpConfigError(
+        `the MCP server ${JSON.stringify(cleanLine(name))} is at a plain http:// URL, and the sandbox reaches the network only through warden's proxy, which forwards https alone`,
+        { hint: "give the server's https:// URL" },
+      );
+    }
     if (allowsTarget(list, endpoint.host, endpoint.port)) continue;
     const entry = endpoint.host.includes(":")
       ? `[${endpoint.host}]:${endpoint.port}`

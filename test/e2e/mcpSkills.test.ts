@@ -4,15 +4,26 @@
 // --skills is in what the model is told, and an http server is refused unless the allow list
 // names its host.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { startMcpHttpServer, type McpHttpServer } from "../support/mcpHttpServer.js";
+import type { ScriptedAnthropic } from "../support/scriptedAnthropic.js";
 import { git } from "../support/share.js";
-import { claudeSuite, NO_CLAUDE_SYSTEM, runClaude, shownToModel, warden } from "./claudeTasks.js";
-import { idOf } from "./fixtures.js";
+import { skipWhen } from "../support/skipWhen.js";
+import {
+  claudeEnv,
+  claudeSuite,
+  NO_CLAUDE_SYSTEM,
+  runClaude,
+  shownToModel,
+  warden,
+} from "./claudeTasks.js";
+import { idOf, runCli, type CliResult } from "./fixtures.js";
 
 const NOTES_SERVER = fileURLToPath(new URL("../support/mcpNotesServer.js", import.meta.url));
 
@@ -123,67 +134,136 @@ describe(
   },
 );
 
-describe("an http MCP server and the allow list", { skip: NO_CLAUDE_SYSTEM }, () => {
+/** Why no certificate can be made here: the test makes its own with openssl. */
+const NO_OPENSSL =
+  NO_CLAUDE_SYSTEM ??
+  skipWhen(spawnSync("openssl", ["version"]).status === 0 ? false : "openssl is missing");
+
+/** A self-signed certificate for 127.0.0.2, made with openssl in `dir`. */
+function certificate(dir: string): { key: string; cert: string } {
+  const key = join(dir, "key.pem");
+  const cert = join(dir, "cert.pem");
+  const made = spawnSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-keyout",
+    key,
+    "-out",
+    cert,
+    "-days",
+    "1",
+    "-subj",
+    "/CN=warden-test",
+    "-addext",
+    "subjectAltName=IP:127.0.0.2",
+  ]);
+  assert.equal(made.status, 0, made.stderr.toString());
+  return { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
+}
+
+describe("an http MCP server and the allow list", { skip: NO_OPENSSL }, () => {
   const suite = claudeSuite();
   let dir = "";
-  let http: Server | undefined;
-  let port = 0;
+  let http: McpHttpServer | undefined;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "warden-mcp-http-"));
-    http = createServer((_req, res) => res.writeHead(404).end());
-    await new Promise<void>((resolve) => http?.listen(0, "127.0.0.2", resolve));
-    const address = http.address();
-    port = typeof address === "object" && address !== null ? address.port : 0;
+    const tls = certificate(dir);
+    // 127.0.0.2, not 127.0.0.1: the sandbox keeps 127.0.0.1 and localhost off the proxy (its
+    // own loopback holds the relay and the metadata server), so only another loopback address
+    // of the host goes through the proxy like any host of the network.
+    http = await startMcpHttpServer("127.0.0.2", tls);
+    // The agent trusts the server's certificate from the workspace (NODE_EXTRA_CA_CERTS).
+    await mkdir(join(suite.ws.repo, "tls"));
+    await writeFile(join(suite.ws.repo, "tls", "ca.pem"), tls.cert);
+    await git(suite.ws.repo, "add", "tls/ca.pem");
+    await git(suite.ws.repo, "commit", "-qm", "the test server's certificate");
   });
   after(async () => {
-    http?.close();
+    await http?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function httpConfig(): Promise<string> {
-    const file = join(dir, "http.json");
-    const server = { type: "http", url: `http://127.0.0.2:${port}/mcp` };
+  function port(): number {
+    if (http === undefined) throw new Error("the http server starts in before");
+    return http.port;
+  }
+
+  async function httpConfig(scheme = "https"): Promise<string> {
+    const file = join(dir, `${scheme}.json`);
+    const server = { type: "http", url: `${scheme}://127.0.0.2:${port()}/mcp` };
     await writeFile(file, JSON.stringify({ mcpServers: { remote: server } }));
     return file;
   }
 
+  async function create(server: ScriptedAnthropic, args: string[]): Promise<CliResult> {
+    return warden(suite.ws, server, [
+      "create",
+      "--repo",
+      suite.ws.repo,
+      "--prompt",
+      "x",
+      ...args,
+      "--json",
+    ]);
+  }
+
   test("an http MCP server on a loopback port not on the allow list is refused at create, naming the host and the flag", async () => {
     const server = await suite.scripted([]);
-    const create = await warden(suite.ws, server, [
-      "create",
-      "--repo",
-      suite.ws.repo,
-      "--prompt",
-      "x",
-      "--mcp-config",
-      await httpConfig(),
-      "--json",
-    ]);
-    assert.equal(create.code, 2, create.stderr);
-    const error = JSON.parse(create.stdout) as Record<string, string>;
+    const refused = await create(server, ["--mcp-config", await httpConfig()]);
+    assert.equal(refused.code, 2, refused.stderr);
+    const error = JSON.parse(refused.stdout) as Record<string, string>;
     assert.equal(error.code, "MCP_HOST_NOT_ALLOWED");
-    assert.match(error.error ?? "", new RegExp(`remote.*127\\.0\\.0\\.2:${port}`));
-    assert.match(error.hint ?? "", new RegExp(`--allow 127\\.0\\.0\\.2:${port}`));
+    assert.match(error.error ?? "", new RegExp(`remote.*127\\.0\\.0\\.2:${port()}`));
+    assert.match(error.hint ?? "", new RegExp(`--allow 127\\.0\\.0\\.2:${port()}`));
   });
 
-  test("the same server is taken when the allow list names its host and port", async () => {
+  test("a plain http:// MCP server is refused at create even on the allow list: the proxy forwards only https", async () => {
     const server = await suite.scripted([]);
-    const create = await warden(suite.ws, server, [
-      "create",
-      "--repo",
-      suite.ws.repo,
-      "--prompt",
-      "x",
-      "--mcp-config",
-      await httpConfig(),
-      "--allow",
-      `127.0.0.2:${port}`,
-      "--json",
+    const allow = ["--allow", `127.0.0.2:${port()}`];
+    const refused = await create(server, ["--mcp-config", await httpConfig("http"), ...allow]);
+    assert.equal(refused.code, 2, refused.stderr);
+    const error = JSON.parse(refused.stdout) as Record<string, string>;
+    assert.equal(error.code, "BAD_MCP_CONFIG");
+    assert.match(error.hint ?? "", /https:\/\//);
+  });
+
+  test("with its host and port on the allow list, the model is offered the server's tool and calls it through the proxy", async () => {
+    const server = await suite.scripted([
+      { kind: "tool_use", name: "mcp__remote__ping", input: { text: "over https" } },
+      { kind: "text", text: "It answered." },
     ]);
-    assert.equal(create.code, 0, create.stderr);
-    const { id } = JSON.parse(create.stdout) as { id: string };
-    const show = await warden(suite.ws, server, ["show", id, "--json"]);
-    assert.match(show.stdout, /remote \(http\)/);
+    const run = await runCli(
+      suite.ws.dataDir,
+      [
+        "run",
+        "--repo",
+        suite.ws.repo,
+        "--prompt",
+        "ping the server",
+        "--mcp-config",
+        await httpConfig(),
+        "--allow",
+        `127.0.0.2:${port()}`,
+        "--env",
+        "NODE_EXTRA_CA_CERTS",
+        "--json",
+      ],
+      { env: { ...claudeEnv(server), NODE_EXTRA_CA_CERTS: "/workspace/tls/ca.pem" } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    const { id } = JSON.parse(run.stdout) as { id: string };
+    const proxyLog = await warden(suite.ws, server, ["logs", id, "--proxy-log"]);
+    const agentLog = await warden(suite.ws, server, ["logs", id, "--agent-log"]);
+    const seen = `server saw: ${JSON.stringify(http?.requests)}; proxy: ${proxyLog.stdout}; agent: ${agentLog.stdout}`;
+    assert.match(JSON.stringify(server.turns()[0]?.body), /mcp__remote__ping/, seen);
+    assert.match(shownToModel(server.turns()[1]?.body), /pong: over https/, seen);
+    assert.deepEqual(http?.calls, ["over https"]);
+    assert.match(proxyLog.stdout, new RegExp(`127\\.0\\.0\\.2:${port()}`));
   });
 });
