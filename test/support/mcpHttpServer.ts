@@ -47,6 +47,7 @@ export async function startMcpHttpServer(
     }
     void body(req).then((text) => {
       let message: { id?: unknown; method?: string; params?: Record<string, unknown> };
+      // Anything but the three requests the test needs gets an empty result.
       try {
         message = JSON.parse(text) as typeof message;
       } catch {
@@ -60,7 +61,7 @@ export async function startMcpHttpServer(
       switch (message.method) {
         case "initialize":
           answer(res, message.id, {
-            protocolVersion: (message.params?.protocolVersion as string) ?? "2025-06-18",
+            protocolVersion: message.params?.protocolVersion ?? "2025-06-18",
             capabilities: { tools: {} },
             serverInfo: { name: "warden-test-http", version: "1.0.0" },
           });
@@ -75,6 +76,7 @@ export async function startMcpHttpServer(
           answer(res, message.id, { content: [{ type: "text", text: `pong: ${said}` }] });
           return;
         }
+        case undefined:
         default:
           answer(res, message.id, {});
       }
