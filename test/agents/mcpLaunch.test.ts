@@ -49,9 +49,10 @@ describe("a task's MCP servers and skills in each agent's launch", () => {
     assert.ok(launch.argv.includes("--strict-mcp-config"));
     assert.ok(launch.argv.includes("--permission-prompt-tool=mcp__warden__approve"));
     assert.equal(launch.argv.filter((a) => a.startsWith("--mcp-config")).length, 1);
-    const [file] = launch.files ?? [];
-    assert.equal(file?.path, `${HOME}/mcp.json`);
-    const written = JSON.parse(file?.text ?? "{}") as { mcpServers: Record<string, unknown> };
+    const file = launch.files?.[0];
+    assert.ok(file !== undefined);
+    assert.equal(file.path, `${HOME}/mcp.json`);
+    const written = JSON.parse(file.text) as { mcpServers: Record<string, unknown> };
     assert.deepEqual(Object.keys(written.mcpServers).sort(), ["notes", "search", "warden"]);
     assert.deepEqual(written.mcpServers.notes, SERVERS.notes);
     assert.equal(launch.env.CLAUDE_CONFIG_DIR, `${HOME}/.claude`);
@@ -72,9 +73,10 @@ describe("a task's MCP servers and skills in each agent's launch", () => {
 
   test("Codex: config.toml in CODEX_HOME holds an [mcp_servers.NAME] table per server, and the skills go to its skills folder", () => {
     const launch = adapterFor("codex").launch(task("codex"));
-    const [config] = launch.files ?? [];
-    assert.equal(config?.path, `${HOME}/.codex/config.toml`);
-    const text = config?.text ?? "";
+    const config = launch.files?.[0];
+    assert.ok(config !== undefined);
+    assert.equal(config.path, `${HOME}/.codex/config.toml`);
+    const text = config.text;
     assert.match(
       text,
       /\[mcp_servers\."notes"\]\ncommand = "\/usr\/bin\/node"\nargs = \["mcp\/notes\.js", "a \\"quoted\\" arg"\]\nenv = \{ "LEVEL" = "2" \}/,
@@ -96,9 +98,10 @@ describe("a task's MCP servers and skills in each agent's launch", () => {
       ...task("gemini"),
       settings: checkSettings({ agent: "gemini", mcpServers: servers, skills: ["tidy"] }),
     });
-    const [file] = launch.files ?? [];
-    assert.equal(file?.path, `${HOME}/.gemini/settings.json`);
-    const settings = JSON.parse(file?.text ?? "{}") as { mcpServers: Record<string, unknown> };
+    const file = launch.files?.[0];
+    assert.ok(file !== undefined);
+    assert.equal(file.path, `${HOME}/.gemini/settings.json`);
+    const settings = JSON.parse(file.text) as { mcpServers: Record<string, unknown> };
     assert.deepEqual(settings.mcpServers, {
       notes: {
         command: "/usr/bin/node",

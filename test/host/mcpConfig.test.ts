@@ -110,7 +110,9 @@ describe("a task's MCP servers against the task", () => {
 
   test("an http server is refused unless the allow list names its host and port", () => {
     assert.throws(
-      () => checkMcpForTask({ search: https }, { agent: "claude", allow: [], presets: [] }),
+      () => {
+        checkMcpForTask({ search: https }, { agent: "claude", allow: [], presets: [] });
+      },
       (error: unknown) => {
         assert.ok(error instanceof McpHostNotAllowedError);
         assert.match(error.hint ?? "", /--allow mcp\.example\.com:8443/);
@@ -118,11 +120,12 @@ describe("a task's MCP servers against the task", () => {
       },
     );
     assert.throws(
-      () =>
+      () => {
         checkMcpForTask(
           { search: https },
           { agent: "claude", allow: ["mcp.example.com"], presets: [] },
-        ),
+        );
+      },
       McpHostNotAllowedError,
       "the port is the allow list's too",
     );
@@ -141,23 +144,13 @@ describe("a task's MCP servers against the task", () => {
   });
 
   test("the command agent takes no servers, and Codex no sse server", () => {
-    assert.throws(
-      () =>
-        checkMcpForTask(
-          { docs: { command: "node" } },
-          { agent: "command", allow: [], presets: [] },
-        ),
-      McpNotTakenError,
-    );
+    assert.throws(() => {
+      checkMcpForTask({ docs: { command: "node" } }, { agent: "command", allow: [], presets: [] });
+    }, McpNotTakenError);
     const sse = { type: "sse" as const, url: "https://mcp.example.com/sse" };
-    assert.throws(
-      () =>
-        checkMcpForTask(
-          { events: sse },
-          { agent: "codex", allow: ["mcp.example.com"], presets: [] },
-        ),
-      BadMcpConfigError,
-    );
+    assert.throws(() => {
+      checkMcpForTask({ events: sse }, { agent: "codex", allow: ["mcp.example.com"], presets: [] });
+    }, BadMcpConfigError);
   });
 
   test("the settings refuse warden's name, and servers or skills for the command agent, on the runner's side too", () => {
