@@ -162,5 +162,9 @@ describe("a task's MCP servers against the task", () => {
     );
     assert.throws(() => checkSettings({ agent: "command", command: ["x"], skills: ["a"] }));
     assert.throws(() => checkSettings({ agent: "claude", skills: ["../up"] }));
+    const many = Object.fromEntries(
+      Array.from({ length: MCP_LIMITS.servers + 1 }, (_, i) => [`s${i}`, { command: "node" }]),
+    );
+    assert.throws(() => checkSettings({ agent: "claude", mcpServers: many }), /more than 32/);
   });
 });
