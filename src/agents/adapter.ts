@@ -23,6 +23,11 @@ export interface AgentLaunch {
    * Every path is absolute and inside the task's `home`.
    */
   readonly files?: readonly AgentFile[];
+  /**
+   * Where the runner copies the task's skills (AgentTask.skills) before this run starts: the
+   * folder the agent looks for its user's skills in, absolute and inside the task's `home`.
+   */
+  readonly skillsDir?: string;
 }
 
 /** A configuration file an agent needs (Gemini's settings.json, say). */
@@ -71,6 +76,8 @@ export interface AgentTask {
    * sandbox: an agent that confines its file tools to its working directory is told of them.
    */
   readonly addDirs?: readonly string[];
+  /** The folder of the task's skills (one folder each), when it has some: the share's copy. */
+  readonly skills?: string;
 }
 
 /** The agent's own account of how a run ended, as an event. */

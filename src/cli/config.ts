@@ -11,6 +11,8 @@ import { printJson } from "./taskView.js";
 function valueText(value: ConfigEntry["value"]): string {
   if (value === undefined) return "-";
   if (Array.isArray(value)) return value.length === 0 ? "[]" : value.map(String).join(", ");
+  // A mapping (the MCP servers) by its names: its values may carry a token.
+  if (typeof value === "object") return Object.keys(value).join(", ");
   return String(value);
 }
 

@@ -49,6 +49,7 @@ export function flagsWithConfig<Flags extends object>(
     if (value === undefined || merged[flag] !== undefined) continue;
     if (needs !== undefined && !agentTakes(agent, needs)) continue;
     // The flags hold text as typed (lists stay lists): the same parsing checks both.
+    if (typeof value === "object" && !Array.isArray(value)) continue;
     merged[flag] = Array.isArray(value) ? [...value] : String(value);
   }
   return merged as Flags;

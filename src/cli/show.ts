@@ -9,6 +9,7 @@ import { agentActivity, SHOWN_TYPES, type AgentActivity } from "./agentActivity.
 import { colourWanted, paintState } from "./colour.js";
 import { openTasks } from "./context.js";
 import { failureTail } from "./failureTail.js";
+import { mcpServersView } from "./mcpView.js";
 import { settingsLines } from "./settingsText.js";
 import { setupText, setupView } from "./setupView.js";
 import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
@@ -68,6 +69,8 @@ function settingsView(details: TaskDetails): Record<string, unknown> | undefined
     limits: host.limits,
     approval: host.approval,
     setup: host.setup,
+    mcpServers: mcpServersView(host.guest.mcpServers),
+    skillsDir: host.skillsDir,
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from "../protocol/index.js";
 import { loadConfig } from "../config/index.js";
 import { flagsWithConfig, ignoredKeyWarnings } from "./configFlags.js";
+import { taskMcpInput } from "./mcpOptions.js";
 import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
@@ -52,6 +53,8 @@ export interface TaskFlags {
   setupEnv?: string[];
   setupKey?: string[];
   workspace?: string[];
+  mcpConfig?: string[];
+  skills?: string;
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -172,6 +175,15 @@ export function addTaskOptions(command: Command): Command {
       "--workspace <binding>",
       "bind another repository as NAME=PATH[@REV], cloned beside the task's own and handed back as its own branch (repeatable)",
       collect,
+    )
+    .option(
+      "--mcp-config <file>",
+      'give the agent the MCP servers of FILE, {"mcpServers": {...}} as Claude Code takes it (repeatable)',
+      collect,
+    )
+    .option(
+      "--skills <dir>",
+      "put the skills of DIR (a folder with SKILL.md each) where the agent looks for skills",
     );
 }
 
@@ -282,6 +294,7 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
   if (flags.workspace !== undefined && flags.workspace.length > 0) {
     input.workspaces = flags.workspace.map((text) => parseWorkspaceBinding(text, process.cwd()));
   }
+  Object.assign(input, await taskMcpInput(given, config.values));
   return input;
 }
 

@@ -163,6 +163,17 @@ export const CONFIG_KEYS = {
     repository: false,
     about: "other repositories every task binds, NAME=/abs/path[@REV] (--workspace)",
   },
+  // A stdio server runs inside the sandbox like the agent, so a repository may name one; an http
+  // or sse server is network egress, and its host must be on the allow list, which only the
+  // user's own file and flags can widen: the task is refused at create otherwise.
+  mcp: {
+    schema: z.record(z.string(), z.unknown(), "is not a mapping of server names"),
+    repository: true,
+    about: "MCP servers for the agent by name, as an mcpServers of --mcp-config (--mcp-config)",
+  },
+  // The directory is read on this machine and copied into the sandbox: a repository naming one
+  // would choose which of the user's files the agent sees.
+  skills: { schema: text, repository: false, about: "a directory of skills (--skills)" },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

@@ -38,3 +38,4 @@ export { ApiKeyRejectedError, ApiUnreachableError, type UpstreamFailure } from "
 export { checkApi, type ApiCheck, type ApiVerdict } from "./checkApi.js";
 export { API_KINDS, type ApiKind } from "./relayApis.js";
 export type { RequestUsage, SpendGate, SpendRefusal } from "./spendGate.js";
+export { allowsTarget } from "./allowsTarget.js";

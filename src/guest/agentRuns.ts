@@ -20,6 +20,7 @@ import type { AgentOutput } from "./agentOutput.js";
 import { agentResultObject, agentResultOf } from "./agentResult.js";
 import type { AgentStepInput } from "./agentStepInput.js";
 import { AgentStartError } from "./errors.js";
+import { placeSkills } from "./placeSkills.js";
 import type { HostChannel } from "./hostChannel.js";
 import type { LiveAgent } from "./liveAgent.js";
 import type { ReapScope } from "./reapStragglers.js";
@@ -90,6 +91,9 @@ async function launchRun(runs: Runs, task: AgentTask): Promise<AgentLaunch> {
     }
     await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
     await writeFile(file.path, file.text, { mode: 0o600 });
+  }
+  if (launch.skillsDir !== undefined && task.skills !== undefined) {
+    await placeSkills(task.skills, launch.skillsDir, runs.home);
   }
   return launch;
 }

@@ -101,6 +101,7 @@ async function prepareAgent(
     permissionPromptTool: promptTool,
     apiBaseUrl: input.relayUrl,
     ...boundDirs(input),
+    ...(input.share.skills === undefined ? {} : { skills: input.share.skills }),
   };
   const marker = randomBytes(16).toString("hex");
   const runs: Runs = {

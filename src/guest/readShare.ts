@@ -1,6 +1,7 @@
 // The task share, read and checked before anything runs. The host checked it too, but the
 // runner refuses anything it would not itself have written: the two ends may be different builds.
 import { lstat, open } from "node:fs/promises";
+import { shareSkills } from "./shareSkills.js";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
 import {
@@ -30,6 +31,8 @@ export interface Share {
   readonly input: ShareInput;
   /** The repositories bound beside the task's own (workspaces.json), when there are any. */
   readonly workspaces?: WorkspacesInput;
+  /** The share's folder of skills, when the settings name some (shareSkills.ts). */
+  readonly skills?: string;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -144,5 +147,12 @@ export async function readShare(dir: string): Promise<Share> {
       ? { kind: "bundle", path: await checkBundlePresent(dir) }
       : { kind: "history", history };
   const workspaces = await readWorkspacesInput(dir);
-  return { settings, prompt, input, ...(workspaces === undefined ? {} : { workspaces }) };
+  const skills = await shareSkills(dir, settings.skills);
+  return {
+    settings,
+    prompt,
+    input,
+    ...(workspaces === undefined ? {} : { workspaces }),
+    ...(skills === undefined ? {} : { skills }),
+  };
 }

@@ -2,7 +2,7 @@
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
 import { definedFields, processStart, traceFromEnv } from "../lang/index.js";
-import type { AgentName, Settings } from "../protocol/index.js";
+import type { AgentName, McpServers, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
@@ -15,6 +15,7 @@ import { parseToolRules } from "./channel/index.js";
 import { checkBeforeCreate, type CreateChecks } from "./checkBeforeCreate.js";
 import { checkSetup, type SetupInput } from "./setupPlan.js";
 import { resolveWorkspaces, type WorkspaceBinding } from "./workspaceBindings.js";
+import { taskMcpSettings } from "./taskMcp.js";
 
 export interface CreateTaskInput {
   /** The repository (a path on the host). */
@@ -59,6 +60,10 @@ export interface CreateTaskInput {
   setup?: SetupInput;
   /** Repositories bound beside the task's own (--workspace), in binding order. */
   workspaces?: WorkspaceBinding[];
+  /** MCP servers for the agent, by name (read from --mcp-config files or the config). */
+  mcpServers?: McpServers;
+  /** A directory of skills on the host (--skills), copied into the share when the task runs. */
+  skillsDir?: string;
 }
 
 export interface CreatedTask {
@@ -113,6 +118,7 @@ export async function createTask(
   const envNames = checkEnvNames(input.envNames ?? []);
   const approval = approvalSettings(input);
   const setup = checkSetup(input.setup ?? {}, input.agent);
+  const mcp = await taskMcpSettings(input, allow, presets);
   // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
   // then takes its outcome from the memo.
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
@@ -126,6 +132,7 @@ export async function createTask(
     guest: {
       ...agentSettings({ ...input, ...identity }),
       ...definedFields({ workdir: start.workdir }),
+      ...mcp.guest,
     },
     sandbox: input.sandbox ?? "bwrap",
     allow,
@@ -137,6 +144,7 @@ export async function createTask(
     approval,
     setup,
     workspaces,
+    skillsDir: mcp.skillsDir,
   });
   const stored = hostSettings(settings);
   const beforeWrite =

@@ -56,6 +56,7 @@ import { SETUP_EVENTS, SETUP_LOG, SetupPhase } from "./setupPhase.js";
 import { guestSetup, planSetupAttach, type SetupAttach } from "./setupPlan.js";
 import { verifyWorkspaces } from "./workspaceFacts.js";
 import { leaseWorkspaces, writeWorkspacesShare } from "./workspaceShare.js";
+import { copyTaskSkills } from "./taskSkills.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -265,6 +266,7 @@ class TaskRun {
     if (setup.kind === "restore") {
       await rename(setup.snapshot, join(this.layout.share, SHARE_FILES.setup));
     }
+    await copyTaskSkills(host, this.layout.share);
   }
 
   /** Whether this attach's setup runs or starts from the cache (setupPlan.ts). */

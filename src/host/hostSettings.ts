@@ -104,6 +104,8 @@ const hostSettingsSchema = memo(() =>
         )
         .max(LIMITS.workspaces)
         .optional(),
+      /** The --skills directory (its real path) the share's copy of the skills is made from. */
+      skillsDir: z.string().min(1).optional(),
     })
     .strict(),
 );

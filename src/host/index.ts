@@ -54,3 +54,12 @@ export {
   type WorkspaceBinding,
   type StoredWorkspace,
 } from "./workspaceBindings.js";
+export {
+  BadMcpConfigError,
+  BadSkillsError,
+  McpHostNotAllowedError,
+  McpNotTakenError,
+  McpServerNameError,
+  SkillsLinkError,
+} from "./mcpErrors.js";
+export { checkMcpServers, mergeMcpServers, parseMcpConfig, readMcpConfigs } from "./mcpConfig.js";

@@ -90,6 +90,13 @@ export const HOST_LIMITS = {
    * tag; a cache past this is not one warden made, and is rebuilt rather than walked further.
    */
   historyCacheEntries: 200_000,
+  /**
+   * One --mcp-config file: a few servers' commands, URLs and variables. Larger is not an MCP
+   * config, and is not parsed; all the servers together are bounded again in task.json.
+   */
+  mcpConfigFileBytes: 64 * 1024,
+  /** --mcp-config files of one task: each adds servers to one set that MCP_LIMITS bounds. */
+  mcpConfigFiles: 16,
 } as const;
 
 /**

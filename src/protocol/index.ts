@@ -1,5 +1,5 @@
 // warden/protocol: the contract between the host and the sandbox. Imports nothing of warden's.
-export { LIMITS, RESULT_LIMITS } from "./limits.js";
+export { LIMITS, RESULT_LIMITS, MCP_LIMITS } from "./limits.js";
 export {
   SHARE_FILES,
   RESULT_FILES,
@@ -117,3 +117,19 @@ export {
   type WorkspacesInput,
   type WorkspaceInput,
 } from "./workspaces.js";
+export {
+  MCP_SERVER_NAME,
+  RESERVED_MCP_SERVER_NAMES,
+  SHARE_SKILLS_DIR,
+  SKILL_FILE,
+  SKILL_NAME,
+  mcpServersSchema,
+  mcpServerKind,
+  remoteUrl,
+  skillNamesSchema,
+  type McpEndpoint,
+  type McpRemoteServer,
+  type McpServer,
+  type McpServers,
+  type McpStdioServer,
+} from "./mcpServers.js";

@@ -121,3 +121,31 @@ export const SETUP_LIMITS = {
   /** One line of setup output as it crosses the channel: longer lines are cut. */
   outputLineBytes: 4 * KiB,
 } as const;
+
+/** The MCP servers and skills a task gives its agent (mcpServers.ts). */
+export const MCP_LIMITS = {
+  /** Servers of one task: a few tools an agent uses, not a catalogue. */
+  servers: 32,
+  /**
+   * All of a task's servers as JSON: they travel in task.json (settingsBytes), and must leave
+   * room there for the rest of the settings.
+   */
+  serversBytes: 32 * KiB,
+  /** One command, argument, URL, variable's value or header's value. */
+  textBytes: 4 * KiB,
+  /** A server's arguments. */
+  args: 64,
+  /** A server's variables or headers. */
+  mapEntries: 64,
+  /** The skills of one task: each is a folder the agent is told about in every request. */
+  skills: 64,
+  /**
+   * All the files of a task's skills together: instructions and a few scripts or templates. They
+   * are copied into the share and again into the agent's home, so the bound is the copies'.
+   */
+  skillsBytes: 16 * MiB,
+  /** Files and folders of all the skills together: a walk over them must stay short. */
+  skillsEntries: 1024,
+  /** How deep folders go below the skills directory (a skill's folder is depth 1). */
+  skillsDepth: 8,
+} as const;

@@ -9,6 +9,7 @@ import { parseJsonStrict } from "./json.js";
 import { MAX_HOP, TASK_ID } from "./names.js";
 import { AGENTS, AGENT_ONLY_FIELDS, agentTakes } from "./agentProfiles.js";
 import { setupSettingsSchema } from "./setupSettings.js";
+import { mcpServersSchema, skillNamesSchema } from "./mcpServers.js";
 
 export { AGENTS, agentTakes, type AgentField, type AgentName } from "./agentProfiles.js";
 
@@ -206,6 +207,10 @@ export const settingsSchema = memo(() =>
         .optional(),
       /** The setup step before the agent (setupSettings.ts); absent: the agent starts at once. */
       setup: setupSettingsSchema().optional(),
+      /** MCP servers the agent is given, by name (see mcpServers.ts). */
+      mcpServers: mcpServersSchema().optional(),
+      /** The skills the share holds (`skills/NAME/`), placed where the agent looks for them. */
+      skills: skillNamesSchema().optional(),
     })
     .strict()
     .superRefine((s, ctx) => {
@@ -214,6 +219,13 @@ export const settingsSchema = memo(() =>
           code: "custom",
           message: "the command agent needs a command",
           path: ["command"],
+        });
+      }
+      if (s.agent === "command" && (s.mcpServers !== undefined || s.skills !== undefined)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "the command agent takes no MCP servers or skills",
+          path: [s.mcpServers !== undefined ? "mcpServers" : "skills"],
         });
       }
       for (const field of AGENT_ONLY_FIELDS) {

@@ -21,6 +21,7 @@ describe("launching Claude Code", () => {
       ...STREAM_ARGS,
       "--permission-mode",
       "bypassPermissions",
+      "--strict-mcp-config",
     ]);
   });
 
@@ -58,6 +59,7 @@ describe("launching Claude Code", () => {
       "--allowedTools=Bash(git commit -m *)",
       "--disallowedTools=WebSearch",
       "--append-system-prompt=- always run the tests\n- never push",
+      "--strict-mcp-config",
     ]);
   });
 
@@ -91,8 +93,9 @@ describe("launching Claude Code", () => {
     assert.deepEqual(plan.argv.slice(STREAM_ARGS.length + 1), [
       "--permission-mode",
       "default",
-      '--mcp-config={"mcpServers":{}}',
       "--permission-prompt-tool=mcp__warden__approve",
+      '--mcp-config={"mcpServers":{}}',
+      "--strict-mcp-config",
     ]);
   });
 

@@ -1,9 +1,11 @@
 // How warden starts Claude Code: print mode with JSON streams both ways, the task's bounds, a
 // permission mode that needs nobody at the keyboard, and an environment that keeps it quiet.
+import { join } from "node:path";
 import { AGENT_PROFILES, BadSettingsError, type Settings } from "../../protocol/index.js";
 import type { AgentLaunch, AgentTask, PermissionPromptTool } from "../adapter.js";
 import { CLAUDE_LIMITS } from "../limits.js";
 import { userMessageLine } from "./input.js";
+import { CLAUDE_CONFIG_DIR, CLAUDE_SKILLS_DIR, claudeMcp } from "./mcp.js";
 
 /** The program when the settings name none: found on the agent's PATH. */
 export const CLAUDE_PROGRAM = AGENT_PROFILES.claude.program;
@@ -49,12 +51,8 @@ function permissionArgs(
           },
         );
       }
-      return [
-        "--permission-mode",
-        "default",
-        option("mcp-config", promptTool.mcpConfig),
-        option("permission-prompt-tool", promptTool.tool),
-      ];
+      // The tool's server is among the task's servers (claudeMcp).
+      return ["--permission-mode", "default", option("permission-prompt-tool", promptTool.tool)];
   }
 }
 
@@ -99,5 +97,17 @@ export function claudeLaunch(task: AgentTask): AgentLaunch {
   }
   // Claude Code's file tools reach its working directory and these alone.
   argv.push(...(task.addDirs ?? []).map((dir) => option("add-dir", dir)));
-  return { argv, env: CLAUDE_ENV, stdin: userMessageLine(task.prompt) };
+  const mcp = claudeMcp(task);
+  argv.push(...mcp.args);
+  if (task.home === undefined)
+    return { argv, env: CLAUDE_ENV, stdin: userMessageLine(task.prompt) };
+  // Its configuration, sessions and skills in the task's home, never the user's own ~/.claude.
+  const configDir = join(task.home, CLAUDE_CONFIG_DIR);
+  return {
+    argv,
+    env: { ...CLAUDE_ENV, CLAUDE_CONFIG_DIR: configDir },
+    stdin: userMessageLine(task.prompt),
+    ...(mcp.file === undefined ? {} : { files: [mcp.file] }),
+    ...(task.skills === undefined ? {} : { skillsDir: join(configDir, CLAUDE_SKILLS_DIR) }),
+  };
 }

@@ -6,6 +6,7 @@ import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
 import { resumingTaskOf } from "../resumingTask.js";
 import { CODEX_KEY_VARIABLE, codexLaunch, type CodexTask } from "./launch.js";
 import { CodexLedger } from "./ledger.js";
+import { CODEX_SKILLS_DIR, codexMcpToml } from "./mcp.js";
 import { codexOutcome } from "./outcome.js";
 import { codexStreamReader } from "./stream.js";
 
@@ -43,7 +44,13 @@ export function createCodexAgent(): AgentAdapter {
       return {
         ...launch,
         env: { ...launch.env, CODEX_HOME: codexHome },
-        files: [{ path: join(codexHome, "config.toml"), text: CODEX_CONFIG }],
+        files: [
+          {
+            path: join(codexHome, "config.toml"),
+            text: CODEX_CONFIG + codexMcpToml(task.settings.mcpServers),
+          },
+        ],
+        ...(task.skills === undefined ? {} : { skillsDir: join(codexHome, CODEX_SKILLS_DIR) }),
       };
     },
     readStream: () => codexStreamReader(ledger),

@@ -6,6 +6,7 @@ import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
 import { resumingTaskOf } from "../resumingTask.js";
 import { GEMINI_SETTINGS_FILE, geminiLaunch, geminiSettings, type GeminiTask } from "./launch.js";
 import { GeminiLedger } from "./ledger.js";
+import { GEMINI_SKILLS_DIR } from "./mcp.js";
 import { geminiOutcome } from "./outcome.js";
 import { GeminiRetryReader } from "./retries.js";
 import { geminiStreamReader } from "./stream.js";
@@ -18,6 +19,7 @@ export function geminiTaskOf(task: AgentTask): GeminiTask {
     maxTurns: settings.maxTurns,
     configHome: task.home,
     api: apiBaseUrl === undefined ? undefined : { baseUrl: apiBaseUrl },
+    mcpServers: settings.mcpServers,
   });
 }
 
@@ -36,6 +38,9 @@ export function createGeminiAgent(): AgentAdapter {
         files: [
           { path: join(gemini.configHome, GEMINI_SETTINGS_FILE), text: geminiSettings(gemini) },
         ],
+        ...(task.skills === undefined
+          ? {}
+          : { skillsDir: join(gemini.configHome, GEMINI_SKILLS_DIR) }),
       };
     },
     readStream: () => geminiStreamReader(ledger),

@@ -12,10 +12,11 @@
 // writes geminiSettings() to GEMINI_SETTINGS_FILE under a directory of its own and names that
 // directory in `configHome` (Gemini's GEMINI_CLI_HOME, where it also keeps its sessions, so
 // every run of a task must get the same one).
-import { AGENT_PROFILES } from "../../protocol/index.js";
+import { AGENT_PROFILES, type McpServers } from "../../protocol/index.js";
 import type { AgentLaunch } from "../adapter.js";
 import { checkBaseUrl, checkProgram, checkSessionId, modelArgs, refuse } from "../launchChecks.js";
 import type { ResumingTask } from "../resumingTask.js";
+import { geminiMcpServers } from "./mcp.js";
 
 /** The program when the task names none: found on the agent's PATH. */
 export const GEMINI_PROGRAM = AGENT_PROFILES.gemini.program;
@@ -31,6 +32,8 @@ export interface GeminiTask extends ResumingTask {
   readonly configHome?: string;
   /** The Gemini API to talk to (warden's API relay on loopback). Absent: Gemini's default. */
   readonly api?: { readonly baseUrl: string };
+  /** The task's MCP servers, which the settings file names (mcp.ts). */
+  readonly mcpServers?: McpServers;
 }
 
 /**
@@ -54,6 +57,7 @@ export function geminiSettings(task: GeminiTask): string {
     refuse("gemini", "maxTurns is not a whole number of at least 0", "give maxTurns as 0 or more");
   }
   if (maxTurns > 0) settings.model = { maxSessionTurns: maxTurns };
+  if (task.mcpServers !== undefined) settings.mcpServers = geminiMcpServers(task.mcpServers);
   return `${JSON.stringify(settings, null, 2)}\n`;
 }
 
