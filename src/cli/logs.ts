@@ -1,8 +1,8 @@
 // `warden logs`: what a task's sandbox wrote, cleaned for the terminal.
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { basename } from "node:path";
-import { taskLayout } from "../host/index.js";
+import { basename, join } from "node:path";
+import { SETUP_LOG, taskLayout } from "../host/index.js";
 import { localizeLineTime } from "../lang/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
 import { isRealDir, type TaskState } from "../store/index.js";
@@ -86,6 +86,7 @@ interface LogFlags {
   proxyLog?: boolean;
   hostLog?: boolean;
   json?: boolean;
+  setupLog?: boolean;
   follow?: boolean;
   tail?: string;
 }
@@ -107,6 +108,7 @@ export function registerLogs(program: Command): void {
     .option("--agent-log", "the agent's stderr (agent.log)")
     .option("--proxy-log", "the egress proxy's decisions (proxy.log)")
     .option("--host-log", "the output of a detached run (host.log)")
+    .option("--setup-log", "the output of the task's setup (setup.log)")
     .option("--json", "print each line as a JSON object")
     .option(
       "-f, --follow",
@@ -114,9 +116,13 @@ export function registerLogs(program: Command): void {
     )
     .option("-n, --tail <n>", "print only the last n lines (with --follow, then what is added)")
     .action(async (ref: string, flags: LogFlags, cmd: Command) => {
-      const chosen = [flags.transcript, flags.agentLog, flags.proxyLog, flags.hostLog].filter(
-        (f) => f === true,
-      ).length;
+      const chosen = [
+        flags.transcript,
+        flags.agentLog,
+        flags.proxyLog,
+        flags.hostLog,
+        flags.setupLog,
+      ].filter((f) => f === true).length;
       if (chosen > 1)
         throw new UsageError("more than one log was asked for", { hint: "pick one log flag" });
       const tail = flags.tail === undefined ? undefined : parseCount(flags.tail, "--tail");
@@ -132,7 +138,9 @@ export function registerLogs(program: Command): void {
               ? layout.proxyLog
               : flags.hostLog === true
                 ? layout.hostLog
-                : layout.guestLog;
+                : flags.setupLog === true
+                  ? join(layout.results, SETUP_LOG)
+                  : layout.guestLog;
       const missing = (): NothingToShowError =>
         new NothingToShowError(`task ${id} has no ${basename(file)}`, {
           hint: "logs appear once the task has run; see its state with `warden show`",

@@ -63,7 +63,7 @@ export class ChannelRefusedError extends WardenError {
 /** A setup command exited non-zero, or the setup goal's agent run failed. */
 export class SetupFailedError extends WardenError {
   static override readonly hint =
-    "see results/setup.log (warden logs) for the setup's output; fix the setup and run the task again";
+    "see the setup's output with `warden logs ID --setup-log`; fix the setup and run the task again";
   readonly code: string = "SETUP_FAILED";
   readonly exitClass = "operational";
 }

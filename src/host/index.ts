@@ -47,7 +47,7 @@ export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
 export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from "./taskSpend.js";
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";
 export { trimSetupCaches, type SetupTrimOutcome } from "./setupCache/index.js";
-export { SETUP_EVENTS, SETUP_LOG } from "./setupPhase.js";
+export { SETUP_EVENTS, SETUP_LOG } from "./setupEvents.js";
 export { BadWorkspaceError, NoSuchWorkspaceError } from "./errors.js";
 export {
   parseWorkspaceBinding,

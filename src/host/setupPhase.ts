@@ -19,22 +19,9 @@ import { errorMessage } from "../lang/index.js";
 import type { SetupRequest } from "./channel/index.js";
 import { HOST_LIMITS, SETUP_PHASE_LIMITS } from "./limits.js";
 import { fileDigest, storeSnapshot } from "./setupCache/index.js";
+import { SETUP_EVENTS } from "./setupEvents.js";
 
-/** The setup's output in the task's results/, for a person (`warden logs --setup`). */
-export const SETUP_LOG = "setup.log";
-
-/** The events of a setup, as `watch` shows them. */
-export const SETUP_EVENTS = {
-  started: "setup_started",
-  output: "setup_output",
-  ended: "setup_ended",
-  /** The snapshot of a past setup was restored; setup did not run. */
-  cached: "setup_cached",
-  /** A cached snapshot was damaged and removed; setup runs again. */
-  evicted: "setup_cache_evicted",
-  /** The snapshot of this setup was kept for later tasks. */
-  stored: "setup_cache_stored",
-} as const;
+export { SETUP_EVENTS, SETUP_LOG } from "./setupEvents.js";
 
 /** How a setup that did not succeed ended, as the terminal record tells it. */
 export interface SetupFailure {

@@ -267,6 +267,8 @@ describe("setup", { skip: NO_SYSTEM }, () => {
     );
     assert.match(log, /first/);
     assert.doesNotMatch(log, /never/);
+    const shown = await runCli(ws.dataDir, ["logs", outcome.task.id, "--setup-log"]);
+    assert.match(shown.stdout, /the-last-words/);
   });
 
   test("a setup past its time limit is stopped and ends the task with stoppedBy setup", async () => {
