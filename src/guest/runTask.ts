@@ -7,7 +7,13 @@ import { isAbsolute, join, relative } from "node:path";
 import type { Writable } from "node:stream";
 import { NO_TRACE, type PhaseTrace } from "../lang/index.js";
 import { agentDirectory } from "./agentDirectory.js";
-import { RESULT_FILES, writeResults, type Result, type ResultsFile } from "../protocol/index.js";
+import {
+  RESULT_FILES,
+  SHARE_FILES,
+  writeResults,
+  type Result,
+  type ResultsFile,
+} from "../protocol/index.js";
 import { DEFAULT_PATH } from "./agentEnvironment.js";
 import { runAgentStep } from "./agentStep.js";
 import { startDeadline } from "./deadline.js";
@@ -139,6 +145,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
             relayUrl: egress.relayUrl,
             env,
             stop,
+            messageFiles: {
+              messages: join(options.share, SHARE_FILES.messages),
+              agentDir,
+              workspace,
+            },
           },
           draft,
           files,

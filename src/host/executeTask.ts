@@ -18,6 +18,7 @@ import {
 import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
+  SHARE_FILES,
   cleanLine,
   receiveResults,
   WardenError,
@@ -289,6 +290,7 @@ class TaskRun {
     const channel = await startChannelServer({
       path: join(this.layout.egress, CHANNEL_SOCKET),
       attachment: this.attachment,
+      messagesDir: join(this.layout.share, SHARE_FILES.messages),
       approvals: new ApprovalDesk({
         attachment: this.attachment,
         policy: approval.policy,
