@@ -6,6 +6,7 @@ import { constants, type Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { cleanLine } from "../protocol/index.js";
 import {
+  MessageFilesTooBigError,
   MessageNotTextError,
   MessageTooBigError,
   notText,
@@ -40,10 +41,23 @@ export const PROMPT_INPUT: InputKind = {
 
 export const MESSAGE_INPUT: InputKind = {
   noun: "message",
-  fileOption: "--file",
-  fileHint: "give --file a regular file, or pipe the message to stdin",
+  fileOption: "--message-file",
+  fileHint: "give --message-file a regular file, or pipe the message to stdin",
   maxBytes: STORE_LIMITS.messageMaxBytes,
   tooBig: (bytes, max) => new MessageTooBigError(overLimit("message", bytes, max)),
+  notText: (why) => new MessageNotTextError(notText("message", why)),
+};
+
+/** A file sent with a message (`send --file`): any bytes, within the message's files' bound. */
+export const SENT_FILE_INPUT: InputKind = {
+  noun: "sent",
+  fileOption: "--file",
+  fileHint: "give --file a regular file",
+  maxBytes: STORE_LIMITS.messageFilesBytes,
+  tooBig: (bytes, max) =>
+    new MessageFilesTooBigError(
+      `the file is ${bytes} bytes, and a message's files may hold at most ${max} bytes in all`,
+    ),
   notText: (why) => new MessageNotTextError(notText("message", why)),
 };
 

@@ -1,29 +1,77 @@
 // `warden send`: a message into a running task's inbox, and with --await, the agent's reply.
+import { basename, join } from "node:path";
 import type { Command } from "commander";
 import { checkTakesMessages } from "../host/index.js";
 import { cleanText } from "../protocol/index.js";
-import type { InboxMessage, Tasks } from "../store/index.js";
+import {
+  MessageFilesTooBigError,
+  replyFilesDir,
+  STORE_LIMITS,
+  TaskPaths,
+  type InboxMessage,
+  type MessageFileInput,
+  type Tasks,
+} from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { openTasks } from "./context.js";
 import { EXIT } from "./exitCodes.js";
 import { parseMs } from "./parseValues.js";
-import { commandLineText, MESSAGE_INPUT, readRegularFile, readStdinBytes } from "./readInput.js";
+import {
+  commandLineText,
+  MESSAGE_INPUT,
+  readRegularFile,
+  readStdinBytes,
+  SENT_FILE_INPUT,
+} from "./readInput.js";
 import { printJson } from "./taskView.js";
 
 interface SendFlags {
-  file?: string;
+  messageFile?: string;
+  file: string[];
   json?: boolean;
   await?: boolean;
   timeout?: string;
 }
 
-function replyJson(id: string, message: InboxMessage): Record<string, unknown> {
+function collectFiles(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The files given with --file, each under its own name (the path's last part), read whole before
+ * the store is touched; the store checks the names, the count and the total.
+ */
+async function readSentFiles(paths: readonly string[]): Promise<MessageFileInput[]> {
+  if (paths.length > STORE_LIMITS.messageFiles) {
+    throw new MessageFilesTooBigError(
+      `a message takes at most ${STORE_LIMITS.messageFiles} files, and ${paths.length} were given`,
+    );
+  }
+  const files: MessageFileInput[] = [];
+  for (const path of paths) {
+    files.push({ name: basename(path), data: await readRegularFile(path, SENT_FILE_INPUT) });
+  }
+  return files;
+}
+
+/** The files the agent handed back with its reply, each with where it is kept. */
+function handedBack(tasks: Tasks, id: string, message: InboxMessage) {
+  const dir = replyFilesDir(new TaskPaths(tasks.dataDir, id), message.n);
+  return (message.replyFiles ?? []).map((file) => ({
+    name: file.name,
+    bytes: file.bytes,
+    path: join(dir, file.name),
+  }));
+}
+
+function replyJson(tasks: Tasks, id: string, message: InboxMessage): Record<string, unknown> {
   return {
     id,
     n: message.n,
     state: message.state,
     reply: message.reply,
     replyCut: message.replyCut,
+    replyFiles: handedBack(tasks, id, message),
   };
 }
 
@@ -34,7 +82,7 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
   const json = flags.json === true;
   switch (outcome.kind) {
     case "delivered": {
-      if (json) printJson(replyJson(id, outcome.message));
+      if (json) printJson(replyJson(tasks, id, outcome.message));
       else {
         const reply = outcome.message.reply;
         const text =
@@ -43,18 +91,22 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
             : cleanText(reply);
         process.stdout.write(text.endsWith("\n") ? text : text + "\n");
         if (outcome.message.replyCut === true) process.stdout.write("[reply cut at 4 KiB]\n");
+        for (const file of handedBack(tasks, id, outcome.message)) {
+          process.stderr.write(`handed back: ${file.path} (${file.bytes} bytes)\n`);
+        }
       }
       return EXIT.ok;
     }
     case "ended":
-      if (json) printJson({ ...replyJson(id, outcome.message), taskState: outcome.terminal.state });
+      if (json)
+        printJson({ ...replyJson(tasks, id, outcome.message), taskState: outcome.terminal.state });
       process.stderr.write(
         `warden: task ${id} ${outcome.terminal.state} before it answered message ${n}\n` +
           `hint: see what happened with \`warden show ${await tasks.shortId(id)}\`\n`,
       );
       return EXIT.failed;
     case "timed_out":
-      if (json) printJson({ ...replyJson(id, outcome.message), timedOut: true });
+      if (json) printJson({ ...replyJson(tasks, id, outcome.message), timedOut: true });
       process.stderr.write(
         `warden: no reply to message ${n} of task ${id} after ${flags.timeout ?? ""} (it is ${outcome.message.state})\n` +
           `hint: the agent takes messages between its turns; wait longer with --timeout, or follow it with \`warden watch ${await tasks.shortId(id)}\`\n`,
@@ -73,8 +125,14 @@ export function registerSend(program: Command): void {
         "the `command` agent, which reads only its prompt.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
-    .argument("[message...]", "the message (else --file, else stdin)")
-    .option("--file <file>", "read the message from FILE")
+    .argument("[message...]", "the message (else --message-file, else stdin)")
+    .option("--message-file <file>", "read the message from FILE")
+    .option(
+      "--file <path>",
+      `send a file with the message, into the task's workspace (repeatable; at most ${STORE_LIMITS.messageFiles} files, ${STORE_LIMITS.messageFilesBytes / (1024 * 1024)} MiB in all)`,
+      collectFiles,
+      [],
+    )
     .option("--json", "print the message's number and state as JSON")
     .option("--await", "wait for the agent's reply to the message and print it")
     .option("--timeout <duration>", "with --await: give up after this long (exit 3): 30s, 10m")
@@ -92,11 +150,12 @@ export function registerSend(program: Command): void {
       // Bytes from a file or stdin go to the store as they are: it refuses what is not UTF-8.
       let body: string | Buffer;
       if (words.length > 0) body = commandLineText(words.join(" "), MESSAGE_INPUT);
-      else if (flags.file !== undefined) body = await readRegularFile(flags.file, MESSAGE_INPUT);
+      else if (flags.messageFile !== undefined)
+        body = await readRegularFile(flags.messageFile, MESSAGE_INPUT);
       else if (!process.stdin.isTTY) body = await readStdinBytes(MESSAGE_INPUT);
       else
         throw new UsageError("no message was given", {
-          hint: "give it as arguments, with --file, or on stdin",
+          hint: "give it as arguments, with --message-file, or on stdin",
         });
       const tasks = await openTasks(cmd);
       const id = await tasks.resolve(ref);
@@ -104,14 +163,26 @@ export function registerSend(program: Command): void {
       // finished task is left to the store, whose refusal (it has finished) says more.
       const details = await tasks.get(id);
       if (details.terminal === undefined) checkTakesMessages(id, details.spec.settings);
-      const message = await tasks.send(id, body);
+      const files = await readSentFiles(flags.file);
+      const message = await tasks.send(id, body, { files });
       if (flags.await === true) {
         if (flags.json !== true)
           process.stderr.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
         process.exitCode = await awaitReply(tasks, id, message.n, flags);
         return;
       }
-      if (flags.json === true) printJson({ id, n: message.n, state: message.state });
-      else process.stdout.write(`sent message ${message.n} to ${id}\n`);
+      const sent = message.files ?? [];
+      if (flags.json === true) {
+        printJson({
+          id,
+          n: message.n,
+          state: message.state,
+          files: sent.map((file) => ({ name: file.name, bytes: file.bytes })),
+        });
+      } else {
+        const withFiles =
+          sent.length === 0 ? "" : ` with ${sent.length === 1 ? "1 file" : `${sent.length} files`}`;
+        process.stdout.write(`sent message ${message.n} to ${id}${withFiles}\n`);
+      }
     });
 }

@@ -14,7 +14,7 @@ import type {
   AgentTask,
 } from "../agents/index.js";
 import { errorMessage } from "../lang/index.js";
-import { CHANNEL_LIMITS, cutText } from "../protocol/index.js";
+import { CHANNEL_LIMITS, cutText, type ChannelMessage } from "../protocol/index.js";
 import { agentEnvironment } from "./agentEnvironment.js";
 import type { AgentOutput } from "./agentOutput.js";
 import { agentResultObject, agentResultOf } from "./agentResult.js";
@@ -23,6 +23,8 @@ import { AgentStartError } from "./errors.js";
 import { placeSkills } from "./placeSkills.js";
 import type { HostChannel } from "./hostChannel.js";
 import type { LiveAgent } from "./liveAgent.js";
+import { messageForAgent } from "./messageFiles.js";
+import { namedReplyFiles, sendReplyFiles } from "./replyFiles.js";
 import type { ReapScope } from "./reapStragglers.js";
 import { superviseAgent, type SuperviseRequest } from "./superviseAgent.js";
 
@@ -184,7 +186,7 @@ async function takeMessage(
     return undefined;
   }
   if (timeoutMs > 0 && timeLeft(runs) <= 0) return undefined;
-  let next: { n: number; body: string } | undefined;
+  let next: ChannelMessage | undefined;
   try {
     next = (await channel.request({ op: "inbox.next" })).message;
   } catch (error) {
@@ -200,15 +202,28 @@ async function takeMessage(
     );
     return undefined;
   }
-  return { n: next.n, body: next.body, sessionId, timeLeftMs };
+  const body = await messageForAgent(next, input.messageFiles);
+  return { n: next.n, body, sessionId, timeLeftMs };
 }
 
-/** Hands the run's answer back as the message's reply, without waiting for the host. */
+/**
+ * Hands the run's answer back as the message's reply, without waiting for the host; the files
+ * it names go first (the live agent's finish waits for them).
+ */
 function reply(runs: Runs, channel: HostChannel, n: number, end: RunEnd): void {
   const text = cutText(end.outcome?.result.message ?? "", CHANNEL_LIMITS.replyBytes).text;
-  channel.request({ op: "inbox.reply", n, reply: text }).catch((error: unknown) => {
-    runs.warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
-  });
+  const send = (): Promise<void> =>
+    channel.request({ op: "inbox.reply", n, reply: text }).then(
+      () => undefined,
+      (error: unknown) => {
+        runs.warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
+      },
+    );
+  if (namedReplyFiles(text).length === 0) {
+    runs.live.track(send());
+    return;
+  }
+  runs.live.track(sendReplyFiles(channel, n, text, runs.input.messageFiles, runs.warn).then(send));
 }
 
 /** The time a further run may have: what is left of the task's timeout (0: none). */

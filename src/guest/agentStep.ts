@@ -107,7 +107,13 @@ async function prepareAgent(
   const runs: Runs = {
     input,
     adapter,
-    live: new LiveAgent({ adapter, channel: host?.channel, progress: input.progress, warn }),
+    live: new LiveAgent({
+      adapter,
+      channel: host?.channel,
+      progress: input.progress,
+      warn,
+      files: input.messageFiles,
+    }),
     output: new AgentOutput(input.scratch),
     home,
     tmpdir,

@@ -1,5 +1,6 @@
 // What the runner gives its agent step: the task, where it runs, and the runner's own means.
 import type { PhaseTrace } from "../lang/index.js";
+import type { MessageFilePlaces } from "./messageFiles.js";
 import type { Share } from "./readShare.js";
 
 export interface AgentStepInput {
@@ -23,6 +24,8 @@ export interface AgentStepInput {
   readonly channelTimeoutMs: number;
   readonly stop: AbortSignal;
   readonly progress: (line: string) => void;
+  /** Where the files sent with messages come from and go (messageFiles.ts). */
+  readonly messageFiles?: MessageFilePlaces;
   /** Where the agent's run is timed when the host asked for a trace. */
   readonly trace?: PhaseTrace;
 }

@@ -5,8 +5,10 @@
 // pending the runner closes stdin, and the agent finishes.
 import type { AgentResultEvent } from "../agents/index.js";
 import { errorMessage } from "../lang/index.js";
-import { CHANNEL_LIMITS, cutText } from "../protocol/index.js";
+import { CHANNEL_LIMITS, cutText, type ChannelMessage } from "../protocol/index.js";
 import type { HostChannel } from "./hostChannel.js";
+import { messageForAgent, type MessageFilePlaces } from "./messageFiles.js";
+import { namedReplyFiles, sendReplyFiles } from "./replyFiles.js";
 
 /** Where the conversation is. */
 type State =
@@ -29,6 +31,10 @@ export interface ConversationInput {
   readonly messageLine: (text: string) => string;
   readonly progress: (line: string) => void;
   readonly warn: (text: string) => void;
+  /** Where a message's files come from and go; absent: none can be received. */
+  readonly files?: MessageFilePlaces;
+  /** Work the runner must wait for before it lets the channel go (a reply with its files). */
+  readonly track: (work: Promise<void>) => void;
 }
 
 export class Conversation {
@@ -83,40 +89,56 @@ export class Conversation {
     }
   }
 
+  /**
+   * Hands the result back as message n's reply. A reply that names files sends them first, so
+   * it waits for them; one that names none is asked at once, before the next inbox.next.
+   */
   private reply(n: number, event: AgentResultEvent): void {
+    const { channel, warn } = this.input;
     const reply = cutText(event.message ?? "", CHANNEL_LIMITS.replyBytes).text;
-    this.input.channel.request({ op: "inbox.reply", n, reply }).catch((error: unknown) => {
-      this.input.warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
-    });
+    const send = (): Promise<void> =>
+      channel.request({ op: "inbox.reply", n, reply }).then(
+        () => undefined,
+        (error: unknown) => {
+          warn(`the reply to message ${n} did not reach the host: ${errorMessage(error)}`);
+        },
+      );
+    if (namedReplyFiles(reply).length === 0) {
+      this.input.track(send());
+      return;
+    }
+    this.input.track(sendReplyFiles(channel, n, reply, this.input.files, warn).then(send));
   }
 
   private askNext(): void {
     this.state = { kind: "asking" };
     this.input.channel.request({ op: "inbox.next" }).then(
-      (answer) => {
-        if (this.state.kind !== "asking") {
-          if (answer.message !== undefined) {
-            this.input.warn(
-              `message ${answer.message.n} was taken from the inbox as the agent ended, and not delivered`,
-            );
-          }
-          return;
-        }
-        if (answer.message === undefined) {
-          this.end();
-          return;
-        }
-        const { n, body } = answer.message;
-        this.state = { kind: "delivering", n };
-        this.input.progress(`delivering message ${n} to the agent`);
-        this.input.write(this.input.messageLine(body));
-      },
+      (answer) => this.deliver(answer.message),
       (error: unknown) => {
         if (this.state.kind !== "asking") return;
         this.input.warn(`could not ask the host for messages: ${errorMessage(error)}`);
         this.end();
       },
     );
+  }
+
+  /** Hands the host's answer to the agent: its files first, then the message that names them. */
+  private async deliver(message: ChannelMessage | undefined): Promise<void> {
+    if (message === undefined) {
+      if (this.state.kind === "asking") this.end();
+      return;
+    }
+    const body =
+      this.state.kind === "asking" ? await messageForAgent(message, this.input.files) : "";
+    if (this.state.kind !== "asking") {
+      this.input.warn(
+        `message ${message.n} was taken from the inbox as the agent ended, and not delivered`,
+      );
+      return;
+    }
+    this.state = { kind: "delivering", n: message.n };
+    this.input.progress(`delivering message ${message.n} to the agent`);
+    this.input.write(this.input.messageLine(body));
   }
 
   private end(): void {

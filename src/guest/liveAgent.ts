@@ -14,12 +14,14 @@ import {
   type AgentResultEvent,
   type StreamReader,
 } from "../agents/index.js";
+import { within } from "../lang/index.js";
 import { GUEST_CHANNEL_LIMITS } from "./limits.js";
 import { Conversation } from "./conversation.js";
 import { EventSender } from "./eventSender.js";
 import type { HostChannel } from "./hostChannel.js";
 import { LineSplitter } from "./lineSplitter.js";
 import { LiveOutput } from "./liveOutput.js";
+import type { MessageFilePlaces } from "./messageFiles.js";
 import type { AgentIo } from "./superviseAgent.js";
 
 export interface LiveAgentInput {
@@ -28,6 +30,8 @@ export interface LiveAgentInput {
   readonly channel: HostChannel | undefined;
   readonly progress: (line: string) => void;
   readonly warn: (text: string) => void;
+  /** Where a message's files come from and go (messageFiles.ts). */
+  readonly files?: MessageFilePlaces;
 }
 
 const utf8 = new TextDecoder("utf-8");
@@ -46,6 +50,7 @@ export class LiveAgent {
   private lastResultOfRun: AgentResultEvent | undefined;
   private session: string | undefined;
   private overlong = 0;
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly input: LiveAgentInput) {
     this.events = input.channel === undefined ? undefined : new EventSender(input.channel);
@@ -100,6 +105,10 @@ export class LiveAgent {
           messageLine: (text) => conversation.userMessageLine(text),
           progress: this.input.progress,
           warn: this.input.warn,
+          files: this.input.files,
+          track: (work) => {
+            this.track(work);
+          },
         });
       },
       stdout: (chunk: Buffer) => {
@@ -146,18 +155,29 @@ export class LiveAgent {
   }
 
   /**
+   * Work on the channel the runner must wait for before it ends (a reply, with the files it
+   * hands back): finish() waits for it within its bound. The work reports its own failures.
+   */
+  track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  /**
    * Every run is over: waits for the host to take the events, and then whatever else is on its
-   * way (the last reply), within one bound. Adds what did not reach the host to the warnings.
+   * way (the last reply and its files), within one bound. Adds what did not reach the host to
+   * the warnings.
    */
   async finish(): Promise<void> {
     this.overlong += this.lines.overlong;
     const channel = this.input.channel;
     if (this.events !== undefined && channel !== undefined) {
       const started = performance.now();
-      await this.events.flush(GUEST_CHANNEL_LIMITS.flushMs);
-      await channel.settle(
-        Math.max(0, GUEST_CHANNEL_LIMITS.flushMs - (performance.now() - started)),
-      );
+      const left = (): number =>
+        Math.max(0, GUEST_CHANNEL_LIMITS.flushMs - (performance.now() - started));
+      await within(Promise.all(this.pending), left());
+      await this.events.flush(left());
+      await channel.settle(left());
       for (const warning of this.events.warnings()) this.input.warn(warning);
     }
     if (this.overlong > 0) {

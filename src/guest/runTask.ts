@@ -15,6 +15,7 @@ import {
 } from "./boundWorkspaces.js";
 import {
   RESULT_FILES,
+  SHARE_FILES,
   workspaceBundleName,
   writeResults,
   type Result,
@@ -188,6 +189,11 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
             relayUrl: egress.relayUrl,
             env,
             stop,
+            messageFiles: {
+              messages: join(options.share, SHARE_FILES.messages),
+              agentDir,
+              workspace: main,
+            },
           },
           draft,
           files,

@@ -400,6 +400,7 @@ class TaskRun {
     const channel = await startChannelServer({
       path: join(this.layout.egress, CHANNEL_SOCKET),
       attachment: this.attachment,
+      messagesDir: join(this.layout.share, SHARE_FILES.messages),
       approvals: new ApprovalDesk({
         attachment: this.attachment,
         policy: approval.policy,

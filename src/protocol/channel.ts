@@ -7,7 +7,8 @@
 // every request as hostile: each line is bounded, parsed strictly against the schemas here,
 // rate-limited, and scoped to the host's own task (the guest never names another).
 import { z } from "zod";
-import { SETUP_LIMITS } from "./limits.js";
+import { LIMITS, SETUP_LIMITS } from "./limits.js";
+import { MESSAGE_FILE_NAME } from "./names.js";
 
 /** Bumped on any change a peer of the previous version would misread. */
 export const CHANNEL_VERSION = 1;
@@ -37,6 +38,11 @@ export const CHANNEL_LIMITS = {
   pendingApprovals: 4,
   /** A reply to a message, before the store cuts its summary. */
   replyBytes: 256 * KiB,
+  /**
+   * One piece of a file the agent hands back with a reply (`reply.file`), before base64: four
+   * thirds of it and the envelope stay well inside a request line.
+   */
+  replyFileChunkBytes: 192 * KiB,
   /** A permission prompt's tool name and its input summary. */
   toolNameBytes: 256,
   toolInputBytes: 16 * KiB,
@@ -80,6 +86,25 @@ export const channelRequestSchema = z.discriminatedUnion("op", [
       op: z.literal("inbox.reply"),
       n: z.number().int().min(1),
       reply: text(CHANNEL_LIMITS.replyBytes),
+    })
+    .strict(),
+  /**
+   * A piece of a file the agent hands back with its reply to message `n`, sent before the reply:
+   * pieces of one file come in order (`offset`), and `last` completes it.
+   */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("reply.file"),
+      n: z.number().int().min(1),
+      name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
+      offset: z.number().int().min(0).max(LIMITS.messageFilesBytes),
+      data: z
+        .string()
+        .max(Math.ceil(CHANNEL_LIMITS.replyFileChunkBytes / 3) * 4)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/),
+      last: z.boolean(),
     })
     .strict(),
   /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
@@ -168,10 +193,39 @@ export const CHANNEL_ERRORS = [
 ] as const;
 export type ChannelErrorCode = (typeof CHANNEL_ERRORS)[number];
 
+/**
+ * A message as the host hands it over. `files` name what the host put in the share's
+ * `messages/<n>/` for it; the runner copies them into the workspace.
+ */
+export interface ChannelMessage {
+  n: number;
+  body: string;
+  files?: { name: string; bytes: number }[];
+}
+
+const channelMessageSchema = z
+  .object({
+    n: z.number().int().min(1),
+    body: z.string(),
+    files: z
+      .array(
+        z
+          .object({
+            name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
+            bytes: z.number().int().min(0).max(LIMITS.messageFilesBytes),
+          })
+          .strict(),
+      )
+      .max(LIMITS.messageFiles)
+      .optional(),
+  })
+  .strict();
+
 export type ChannelResponse =
   | { v: 1; id: number; ok: true; op: "events"; recorded: number }
-  | { v: 1; id: number; ok: true; op: "inbox.next"; message?: { n: number; body: string } }
+  | { v: 1; id: number; ok: true; op: "inbox.next"; message?: ChannelMessage }
   | { v: 1; id: number; ok: true; op: "inbox.reply" }
+  | { v: 1; id: number; ok: true; op: "reply.file" }
   | {
       v: 1;
       id: number;
@@ -203,10 +257,7 @@ const responseSchema = z.union([
       id: z.number().int(),
       ok: z.literal(true),
       op: z.literal("inbox.next"),
-      message: z
-        .object({ n: z.number().int().min(1), body: z.string() })
-        .strict()
-        .optional(),
+      message: channelMessageSchema.optional(),
     })
     .strict(),
   z
@@ -215,6 +266,14 @@ const responseSchema = z.union([
       id: z.number().int(),
       ok: z.literal(true),
       op: z.literal("inbox.reply"),
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal("reply.file"),
     })
     .strict(),
   z

@@ -12,6 +12,8 @@ export {
   GUEST_SOCKETS_ENV,
   EGRESS_SOCKETS,
   GUEST_PORTS,
+  MESSAGE_FILE_NAME,
+  MESSAGE_FILES_DIR,
   type ResultFileName,
 } from "./names.js";
 export {
@@ -26,6 +28,12 @@ export {
   type WardenErrorOptions,
 } from "./errors.js";
 export { cleanText, cleanLine, indent, cutText } from "./clean.js";
+export {
+  messageFilesNote,
+  filesRefusedNote,
+  REPLY_FILE_LINE,
+  REPLY_FILES_NOTE,
+} from "./messageNotes.js";
 export { firstIssue } from "./schemaIssue.js";
 export {
   MAX_COMMAND_ARGS,
@@ -85,6 +93,7 @@ export {
   channelLine,
   type ChannelRequest,
   type ChannelResponse,
+  type ChannelMessage,
   type ChannelOp,
   type ChannelErrorCode,
 } from "./channel.js";

@@ -15,6 +15,14 @@ export const LIMITS = {
   resultBytes: 1 * MiB,
   /** The agent's last stdout line is kept in the result only when it is a JSON object this small. */
   agentResultBytes: 64 * KiB,
+  /**
+   * Files sent with one message (`send --file`), their total size and a name's length: inputs an
+   * instruction points at (a log, a screenshot, a spec), not a data set, which belongs in the
+   * repository.
+   */
+  messageFiles: 8,
+  messageFilesBytes: 4 * MiB,
+  messageFileNameBytes: 128,
   /** The prompt: a task description, not a data set. */
   promptBytes: 1 * MiB,
   /** task.json on the share: settings only. */

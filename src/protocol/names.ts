@@ -20,7 +20,22 @@ export const SHARE_FILES = {
    * history is and which commit it starts from (see workspaces.ts).
    */
   workspaces: "workspaces.json",
+  /**
+   * A directory the host fills while the task runs: `messages/<n>/<name>`, the files sent with
+   * message n, put there just before the message is handed to the runner.
+   */
+  messages: "messages",
 } as const;
+
+/**
+ * A file sent with a message: one path segment of letters, digits, `.`, `_`, `-` and `+`, not
+ * starting with a dot, so it cannot climb out of its directory, hide, or mean anything to a
+ * shell or to git.
+ */
+export const MESSAGE_FILE_NAME = /^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$/;
+
+/** Where the runner puts the files sent with message n: `<workspace>/.warden-inbox/<n>/`. */
+export const MESSAGE_FILES_DIR = ".warden-inbox";
 
 /**
  * The files of the results archive. Every one but result.json may be missing when the task

@@ -1,5 +1,7 @@
 // An Attachment is the one executor of a task: it holds attach.lock, appends events, takes and
 // answers messages, and writes terminal.json as its last act. Everything else only reads.
+import { readMessageFile, type MessageFile } from "./messageFiles.js";
+import type { ReplyFilePiece } from "./replyFiles.js";
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definedFields } from "../lang/index.js";
@@ -10,6 +12,7 @@ import { taskEnvironment } from "./envProtocol.js";
 import { attachmentClosed, AttachmentClosedError, ChildrenRunningError } from "./errors.js";
 import { EventLog, STORE_EVENTS } from "./eventLog.js";
 import {
+  appendReplyPiece,
   deliverMessage,
   requeueInFlight,
   takeOldestPending,
@@ -160,6 +163,12 @@ export class Attachment {
     return takeOldestPending(this.#paths, this.#ctx.now(), this.#ctx.hooks);
   }
 
+  /** One file of a message this attachment took, as it was sent (refused when it is not). */
+  async messageFile(n: number, file: MessageFile): Promise<Buffer> {
+    this.#open();
+    return readMessageFile(this.#paths, n, file);
+  }
+
   /**
    * Opens a permission prompt for a person (`warden approve`): the tool and one line of what
    * the call would do. Refuses a 9th waiting one (APPROVALS_BUSY) and a 257th (APPROVALS_FULL).
@@ -187,6 +196,12 @@ export class Attachment {
   async expireApprovals(reason: string): Promise<number> {
     this.#open();
     return expireApprovals(this.#paths, reason, this.#ctx.now(), this.#ctx.hooks);
+  }
+
+  /** A piece of a file the agent hands back with its reply to message `piece.n`. */
+  async replyFilePiece(piece: ReplyFilePiece): Promise<void> {
+    this.#open();
+    await appendReplyPiece(this.#paths, piece);
   }
 
   /** Marks a taken message delivered, with a reply that is cut to 4 KiB. */

@@ -227,6 +227,20 @@ export class MessageNotTextError extends StoreError {
   readonly exitClass = "usage";
 }
 
+export class BadMessageFileError extends StoreError {
+  static override readonly hint =
+    "give each file once, under a plain name (letters, digits, '.', '_', '-', '+'); rename or copy it first";
+  readonly code: string = "BAD_MESSAGE_FILE";
+  readonly exitClass = "usage";
+}
+
+export class MessageFilesTooBigError extends StoreError {
+  static override readonly hint =
+    "send fewer or smaller files, and put large material in the repository";
+  readonly code: string = "MESSAGE_FILES_TOO_BIG";
+  readonly exitClass = "usage";
+}
+
 export class MessageStateError extends StoreError {
   static override readonly hint = "deliver only messages this attachment took with takeMessages()";
   readonly code: string = "MESSAGE_STATE";

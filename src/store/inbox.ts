@@ -2,7 +2,7 @@
 // pending → in_flight (the executor took it) → delivered (with a reply cut to 4 KiB). A task
 // takes at most 16 messages over its life, and none once it has finished or is being cancelled.
 import { existsSync } from "node:fs";
-import { cutText, TASK_ID } from "../protocol/index.js";
+import { cutText, MESSAGE_FILE_NAME, TASK_ID } from "../protocol/index.js";
 import { withBriefLock } from "./attachLock.js";
 import { readJsonFile, writeFileAtomic, type StoreHooks } from "./atomicFile.js";
 import {
@@ -21,6 +21,7 @@ import {
 } from "./errors.js";
 import { STORE_LIMITS } from "./limits.js";
 import { decodeInputText } from "./inputText.js";
+import { checkMessageFiles, writeMessageFiles, type MessageFileInput } from "./messageFiles.js";
 import {
   arrayOf,
   bool,
@@ -33,11 +34,21 @@ import {
   text,
   type ShapeOf,
 } from "./recordShape.js";
+import { collectReplyFiles, writeReplyPiece, type ReplyFilePiece } from "./replyFiles.js";
 import type { TaskPaths } from "./taskDir.js";
 import { readTerminal } from "./readTask.js";
 
 export const MESSAGE_STATES = ["pending", "in_flight", "delivered"] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
+
+const fileList = arrayOf(
+  strictObject({
+    name: matching(MESSAGE_FILE_NAME),
+    bytes: int(0, STORE_LIMITS.messageFilesBytes),
+    sha256: matching(/^[0-9a-f]{64}$/),
+  }),
+  STORE_LIMITS.messageFiles,
+);
 
 const isInboxMessage = strictObject({
   /** 1 to 16, in the order the messages arrived. */
@@ -51,6 +62,10 @@ const isInboxMessage = strictObject({
   deliveredAt: optional(int()),
   reply: optional(text),
   replyCut: optional(bool),
+  /** The files sent with it, kept in message-files/<n>/ (messageFiles.ts). */
+  files: optional(fileList),
+  /** The files the agent handed back with its reply, kept in reply-files/<n>/ (replyFiles.ts). */
+  replyFiles: optional(fileList),
 });
 
 export type InboxMessage = ShapeOf<typeof isInboxMessage>;
@@ -99,15 +114,20 @@ async function writeInbox(
   await writeFileAtomic(paths.inbox, JSON.stringify({ messages }) + "\n", hooks);
 }
 
-/** Adds a message, refusing it once the task finished, is being cancelled, or had its 16. */
+/**
+ * Adds a message and its files, refusing it once the task finished, is being cancelled, or had
+ * its 16. The files are written whole before the record that names them.
+ */
 export async function appendMessage(
   paths: TaskPaths,
   given: string | Uint8Array,
   from: string | null,
   at: number,
   hooks: StoreHooks,
+  files: readonly MessageFileInput[] = [],
 ): Promise<InboxMessage> {
   const body = checkBody(given);
+  const records = checkMessageFiles(files);
   return withInboxLock(paths, async () => {
     // Under the lock: finish() writes terminal.json holding it, so a message is either in
     // before the end or refused.
@@ -128,7 +148,12 @@ export async function appendMessage(
         `task ${paths.id} has had its ${STORE_LIMITS.inboxMessages} messages`,
       );
     }
-    const message: InboxMessage = { n: messages.length + 1, from, at, body, state: "pending" };
+    const n = messages.length + 1;
+    const message: InboxMessage = { n, from, at, body, state: "pending" };
+    if (records.length > 0) {
+      await writeMessageFiles(paths, n, files);
+      message.files = records;
+    }
     await writeInbox(paths, [...messages, message], hooks);
     return message;
   });
@@ -173,6 +198,8 @@ export async function deliverMessage(
     }
     message.state = "delivered";
     message.deliveredAt = at;
+    const handedBack = await collectReplyFiles(paths, n);
+    if (handedBack.length > 0) message.replyFiles = handedBack;
     if (reply !== undefined) {
       const { text, cut } = cutText(reply, STORE_LIMITS.summaryBytes);
       message.reply = text;
@@ -180,6 +207,13 @@ export async function deliverMessage(
     }
     await writeInbox(paths, messages, hooks);
     return message;
+  });
+}
+
+/** Appends a piece of a file handed back with the reply to an in-flight message. */
+export async function appendReplyPiece(paths: TaskPaths, piece: ReplyFilePiece): Promise<void> {
+  await withInboxLock(paths, async () => {
+    await writeReplyPiece(paths, await readInbox(paths), piece);
   });
 }
 

@@ -25,6 +25,8 @@ export {
 } from "./terminalRecord.js";
 export type { TerminalInput } from "./buildTerminal.js";
 export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
+export { messageFileNameProblem, type MessageFile, type MessageFileInput } from "./messageFiles.js";
+export { replyFilesDir, type ReplyFilePiece } from "./replyFiles.js";
 export { STORE_EVENTS, type TaskEvent } from "./eventLog.js";
 export {
   APPROVAL_DECISIONS,

@@ -15,6 +15,13 @@ export const STORE_LIMITS = {
   messageMinBytes: 1,
   /** The largest message body: room for a long instruction or a pasted file, not a data set. */
   messageMaxBytes: 256 * KiB,
+  /**
+   * Files sent with one message, as the contract bounds them. Sixteen messages of 4 MiB bound
+   * what a task's inbox keeps on disk to 64 MiB.
+   */
+  messageFiles: LIMITS.messageFiles,
+  messageFilesBytes: LIMITS.messageFilesBytes,
+  messageFileNameBytes: LIMITS.messageFileNameBytes,
   /** Replies and task summaries shown in lists are cut here, at a character boundary. */
   summaryBytes: 4 * KiB,
   /** The prompt, as the contract bounds it: a task description, not a data set. */

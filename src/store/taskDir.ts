@@ -14,6 +14,10 @@ export const TASK_FILES = {
   /** Messages and their states, replaced atomically under inbox.lock. */
   inbox: "inbox.json",
   inboxLock: "inbox.lock",
+  /** The files sent with messages, `message-files/<n>/<name>`, each written before its record. */
+  messageFiles: "message-files",
+  /** The files the agent handed back with its replies, `reply-files/<n>/<name>`. */
+  replyFiles: "reply-files",
   /** Its existence is the cancel request; its content says who asked and when. */
   cancel: "cancel",
   /** Its existence means finished; written by the executor as its last act. */
@@ -55,6 +59,12 @@ export class TaskPaths {
   }
   get inboxLock(): string {
     return join(this.dir, TASK_FILES.inboxLock);
+  }
+  get messageFiles(): string {
+    return join(this.dir, TASK_FILES.messageFiles);
+  }
+  get replyFiles(): string {
+    return join(this.dir, TASK_FILES.replyFiles);
   }
   get cancel(): string {
     return join(this.dir, TASK_FILES.cancel);

@@ -76,6 +76,7 @@ import {
 } from "./errors.js";
 import type { TaskEvent } from "./eventLog.js";
 import { appendMessage, readInbox, type InboxMessage } from "./inbox.js";
+import type { MessageFileInput } from "./messageFiles.js";
 import {
   answerApproval,
   readApprovals,
@@ -124,6 +125,8 @@ export interface OpenOptions {
 export interface SendOptions {
   /** The sending task (default: the one this process runs in); null for outside any task. */
   from?: string | null;
+  /** Files that go with the message into the workspace (messageFiles.ts has their bounds). */
+  files?: readonly MessageFileInput[];
 }
 
 export interface ApproveOptions {
@@ -260,7 +263,7 @@ export class Tasks {
   ): Promise<InboxMessage> {
     const paths = this.#ctx.paths(await this.resolve(ref));
     const from = options.from === undefined ? (this.current?.id ?? null) : options.from;
-    return appendMessage(paths, body, from, this.#ctx.now(), this.#ctx.hooks);
+    return appendMessage(paths, body, from, this.#ctx.now(), this.#ctx.hooks, options.files);
   }
 
   /** See AwaitReplyOptions. */

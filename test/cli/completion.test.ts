@@ -85,7 +85,7 @@ describeCli("warden completion", (ws) => {
     assert.deepEqual(await complete(ws, bin, ["warden", "show", id, ""]), []);
     // run takes no id, and the word after --repo is a path for bash's own file completion.
     assert.deepEqual(await complete(ws, bin, ["warden", "run", ""]), []);
-    assert.deepEqual(await complete(ws, bin, ["warden", "send", "--file", ""]), []);
+    assert.deepEqual(await complete(ws, bin, ["warden", "send", "--message-file", ""]), []);
     // The ids come from the --data-dir on the line before they come from the environment.
     const elsewhere = { WARDEN_DATA_DIR: join(ws.root, "empty") };
     assert.deepEqual(await complete(ws, bin, ["warden", "show", ""], "bash", elsewhere), []);

@@ -141,7 +141,7 @@ describe("what the command line takes in and prints", () => {
   test("a message that is not UTF-8 text is refused with exit 2, from a file or stdin", async () => {
     const { id } = await tasks.create({ prompt: "listen" });
     assertError(
-      await cli(["send", id, "--file", file("message.txt", NOT_UTF8)]),
+      await cli(["send", id, "--message-file", file("message.txt", NOT_UTF8)]),
       2,
       /the message is not text: it is not valid UTF-8/,
       /UTF-8/,
@@ -155,19 +155,59 @@ describe("what the command line takes in and prints", () => {
     const fifo = join(ws.root, "message.fifo");
     execFileSync("mkfifo", [fifo]);
     assertError(
-      await cli(["send", id, "--file", fifo]),
+      await cli(["send", id, "--message-file", fifo]),
       2,
       /is a FIFO, not a regular file/,
       /regular file/,
     );
     assert.deepEqual(await tasks.messages(id), []);
     // Text that is UTF-8 goes through, bytes as they were.
-    const sent = await cli(["send", id, "--file", file("ok.txt", "aussi ✓")]);
+    const sent = await cli(["send", id, "--message-file", file("ok.txt", "aussi ✓")]);
     assert.equal(sent.code, 0, sent.stderr);
     assert.deepEqual(
       (await tasks.messages(id)).map((m) => m.body),
       ["aussi ✓"],
     );
+  });
+
+  test("send --file takes regular files under plain names, at most 8, and refuses anything else with exit 2 before the inbox is touched", async () => {
+    const { id } = await tasks.create({ prompt: "listen" });
+    const fifo = join(ws.root, "sent.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const started = Date.now();
+    assertError(await cli(["send", id, "hi", "--file", fifo]), 2, /is a FIFO/, /regular file/);
+    assert.ok(Date.now() - started < HANG_MS);
+    assertError(
+      await cli(["send", id, "hi", "--file", file("my notes.txt", "x")]),
+      2,
+      /"my notes.txt" cannot be a message file's name/,
+      /rename or copy it first/,
+    );
+    const nine = Array.from({ length: 9 }, (_, i) => ["--file", file(`f${i}.txt`, "x")]).flat();
+    assertError(await cli(["send", id, "hi", ...nine]), 2, /at most 8 files/, /fewer or smaller/);
+    assert.deepEqual(await tasks.messages(id), []);
+    const sent = await cli([
+      "send",
+      id,
+      "see attached",
+      "--file",
+      file("a.txt", "alpha"),
+      "--file",
+      file("b.bin", NOT_UTF8),
+      "--json",
+    ]);
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.deepEqual(JSON.parse(sent.stdout), {
+      id,
+      n: 1,
+      state: "pending",
+      files: [
+        { name: "a.txt", bytes: 5 },
+        { name: "b.bin", bytes: NOT_UTF8.length },
+      ],
+    });
+    const plain = await cli(["send", id, "one more", "--file", file("c.txt", "c")]);
+    assert.equal(plain.stdout, `sent message 2 to ${id} with 1 file\n`);
   });
 
   test("logs refuses a results/ that is a link and prints nothing from where it points", async () => {

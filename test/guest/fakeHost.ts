@@ -71,6 +71,8 @@ export interface FakeHost {
   ): Promise<Record<string, unknown>>;
   /** Adds a message to the inbox while the task runs. */
   send(body: string): void;
+  /** The files handed back with each reply (`reply.file`), by message and name. */
+  readonly replyFiles: ReadonlyMap<number, ReadonlyMap<string, Buffer>>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,8 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
   };
   for (const body of options.messages ?? []) send(body);
   const waiters = new Set<() => void>();
+  /** The files handed back with each reply, by message and name. */
+  const replyFiles = new Map<number, Map<string, Buffer>>();
   const sockets = new Set<Socket>();
   let connections = 0;
 
@@ -118,6 +122,13 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
         message.state = "delivered";
         message.reply = request.reply;
         return { ...base, op: "inbox.reply" };
+      }
+      case "reply.file": {
+        const files = replyFiles.get(request.n) ?? new Map<string, Buffer>();
+        replyFiles.set(request.n, files);
+        const had = files.get(request.name) ?? Buffer.alloc(0);
+        files.set(request.name, Buffer.concat([had, Buffer.from(request.data, "base64")]));
+        return { ...base, op: "reply.file" };
       }
       case "approval.ask": {
         const answer = (await options.approve?.(request.tool, request.input)) ?? {
@@ -233,6 +244,7 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
     waitForEvent: (match, timeoutMs = 60_000) =>
       waitUntil(() => events().find(match), timeoutMs, "such event"),
     send,
+    replyFiles,
     async close() {
       for (const conn of sockets) conn.destroy();
       server.close();

@@ -6,7 +6,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { describe, test, type TestContext } from "node:test";
-import type { Result } from "../../src/protocol/index.js";
+import { REPLY_FILES_NOTE, type Result } from "../../src/protocol/index.js";
 import { CLAUDE_BIN, PLACEHOLDER_KEY, claudeUnavailable } from "../support/claudeRun.js";
 import {
   startScriptedAnthropic,
@@ -191,7 +191,7 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     const last = shown.at(-1);
     assert.equal(last?.role, "user");
     assert.ok(
-      last.blocks.some((b) => b.text === "and a second question"),
+      last.blocks.some((b) => b.text === `and a second question\n\n${REPLY_FILES_NOTE}`),
       JSON.stringify(last),
     );
     assert.ok(shown.at(-2)?.blocks.some((b) => b.text === "First answer."));
@@ -241,7 +241,7 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
       [["delivered", "Answered the late one."]],
     );
     const last = shownTo(api.turns()[2]).at(-1);
-    assert.ok(last?.blocks.some((b) => b.text === "a late question"));
+    assert.ok(last?.blocks.some((b) => b.text === `a late question\n\n${REPLY_FILES_NOTE}`));
   });
 
   test("a failed first turn ends the run without taking a pending message", async (t) => {

@@ -11,11 +11,20 @@ import {
   channelLine,
   cleanLine,
   cutText,
+  filesRefusedNote,
   WardenError,
   type ChannelRequest,
+  type ChannelMessage,
   type ChannelResponse,
 } from "../../protocol/index.js";
-import { MessageStateError, type Attachment } from "../../store/index.js";
+import {
+  MessageStateError,
+  StoreError,
+  type Attachment,
+  type InboxMessage,
+} from "../../store/index.js";
+import { errorMessage } from "../../lang/index.js";
+import { shareMessageFiles } from "./shareMessageFiles.js";
 import { checkAgentEvent } from "./agentEvents.js";
 import { ChannelPathError } from "../errors.js";
 import type { ApprovalDesk } from "./approvalDesk.js";
@@ -46,6 +55,8 @@ export interface ChannelServerOptions {
   readonly onAgentEvent?: (event: AgentEvent) => void;
   /** Each output line of a command agent as it is recorded, e.g. for the guest log. */
   readonly onOutput?: (event: OutputEvent) => void;
+  /** Where the files sent with a message go for the runner: the share's `messages/`. */
+  readonly messagesDir?: string;
   /** The clock, for the rate limits (tests may pass their own). */
   readonly now?: () => number;
   /** Answers the setup's requests (setupPhase.ts); without it they are refused. */
@@ -87,6 +98,8 @@ class ChannelService implements RunningChannel {
   readonly #server: Server;
   readonly #options: ChannelServerOptions;
   #closing = false;
+  /** Messages whose handed-back files were refused, so the event is recorded once each. */
+  readonly #refusedReplyFiles = new Set<number>();
   #capNoted = false;
   #outputCapNoted = false;
 
@@ -148,6 +161,31 @@ class ChannelService implements RunningChannel {
     }
   }
 
+  /**
+   * The message as the runner gets it, its files put in the share first. Files the store refuses
+   * (changed since they were sent) are not handed over: the agent gets the message with a note
+   * that says so, and the task's events record why.
+   */
+  async #withFiles(message: InboxMessage): Promise<ChannelMessage> {
+    const sent = { n: message.n, body: message.body };
+    if ((message.files ?? []).length === 0) return sent;
+    try {
+      if (this.#options.messagesDir === undefined) {
+        throw new Error("this sandbox has no share to put files in");
+      }
+      const files = await shareMessageFiles(
+        this.#options.attachment,
+        this.#options.messagesDir,
+        message,
+      );
+      return { ...sent, files };
+    } catch (error) {
+      const why = cleanLine(errorMessage(error));
+      this.#event("message_files_refused", { n: message.n, why });
+      return { ...sent, body: `${message.body}\n\n${filesRefusedNote(why)}` };
+    }
+  }
+
   #accept(socket: Socket): void {
     if (this.#closing || this.#connections.size >= CHANNEL_LIMITS.connections) {
       this.counts.refusedConnections++;
@@ -189,7 +227,7 @@ class ChannelService implements RunningChannel {
           id: request.id,
           ok: true,
           op: "inbox.next",
-          message: { n: message.n, body: message.body },
+          message: await this.#withFiles(message),
         };
       }
       case "inbox.reply":
@@ -210,6 +248,8 @@ class ChannelService implements RunningChannel {
           }
           throw error;
         }
+      case "reply.file":
+        return this.#replyFile(request);
       case "approval.ask": {
         const answer = await this.#options.approvals.ask(request.tool, request.input);
         return {
@@ -228,6 +268,39 @@ class ChannelService implements RunningChannel {
         return this.#options.onSetup === undefined
           ? errorResponse(request.id, "bad_request", "this task has no setup")
           : this.#options.onSetup(request);
+    }
+  }
+
+  /**
+   * A piece of a file handed back with a reply. The store bounds it (message in flight, plain
+   * name, pieces in order, count and total); a refusal is the runner's fault and is answered as
+   * such, and the first of a message is recorded as an event.
+   */
+  async #replyFile(
+    request: Extract<ChannelRequest, { op: "reply.file" }>,
+  ): Promise<ChannelResponse> {
+    const data = Buffer.from(request.data, "base64");
+    if (data.byteLength > CHANNEL_LIMITS.replyFileChunkBytes) {
+      return errorResponse(request.id, "too_big", "a piece over its bound");
+    }
+    try {
+      await this.#options.attachment.replyFilePiece({
+        n: request.n,
+        name: request.name,
+        offset: request.offset,
+        data,
+        last: request.last,
+      });
+      return { v: 1, id: request.id, ok: true, op: "reply.file" };
+    } catch (error) {
+      if (error instanceof StoreError && error.exitClass === "usage") {
+        if (!this.#refusedReplyFiles.has(request.n)) {
+          this.#refusedReplyFiles.add(request.n);
+          this.#event("reply_files_refused", { n: request.n, why: cleanLine(error.message) });
+        }
+        return errorResponse(request.id, "bad_request", cleanLine(error.message));
+      }
+      throw error;
     }
   }
 

@@ -3,7 +3,7 @@
 // a foreign version, replies for messages it never took.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -51,6 +51,7 @@ async function serve(
     rules?: ApprovalRules;
     timeoutMs?: number;
     now?: () => number;
+    messagesDir?: string;
   } = {},
 ): Promise<Served> {
   const { id } = await tasks.create({ prompt: "talk to me" });
@@ -66,6 +67,7 @@ async function serve(
     attachment,
     approvals,
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.messagesDir === undefined ? {} : { messagesDir: options.messagesDir }),
   });
   const clients: RawChannelClient[] = [];
   return {
@@ -304,6 +306,85 @@ describe("the inbox", () => {
     const types = (await s.events()).map((e) => e.type);
     assert.ok(types.includes("message_taken"));
     assert.ok(types.includes("message_delivered"));
+    await s.close();
+  });
+
+  test("a message's files are put in the share's messages/<n>/ before the runner is told of them", async () => {
+    const messagesDir = join(root, `share-${++serial}`, "messages");
+    const s = await serve({ messagesDir });
+    const blob = Buffer.from([0, 1, 2, 255, 10, 13]);
+    await tasks.send(s.id, "with files", {
+      files: [
+        { name: "notes.md", data: Buffer.from("# hi\n") },
+        { name: "blob.bin", data: blob },
+      ],
+    });
+    const c = await s.client();
+    const answer = await c.ask(req(1, "inbox.next"));
+    assert.deepEqual(answer.message, {
+      n: 1,
+      body: "with files",
+      files: [
+        { name: "notes.md", bytes: 5 },
+        { name: "blob.bin", bytes: 6 },
+      ],
+    });
+    assert.deepEqual(await readFile(join(messagesDir, "1", "blob.bin")), blob);
+    assert.equal(await readFile(join(messagesDir, "1", "notes.md"), "utf8"), "# hi\n");
+    await s.close();
+  });
+
+  test("files changed in the store after they were sent are not handed over: the agent is told, and the events say why", async () => {
+    const messagesDir = join(root, `share-${++serial}`, "messages");
+    const s = await serve({ messagesDir });
+    await tasks.send(s.id, "look", { files: [{ name: "a.txt", data: Buffer.from("original") }] });
+    await writeFile(join(root, "data", "tasks", s.id, "message-files", "1", "a.txt"), "tampered");
+    const c = await s.client();
+    const answer = await c.ask(req(1, "inbox.next"));
+    const message = answer.message as { n: number; body: string; files?: unknown };
+    assert.equal(message.files, undefined);
+    assert.match(
+      message.body,
+      /^look\n\n\[warden: files were sent with this message, but they could not be delivered: /,
+    );
+    assert.equal(existsSync(join(messagesDir, "1")), false);
+    const refused = (await s.events()).find((e) => e.type === "message_files_refused");
+    assert.match(String(refused?.why), /not the file that was sent with message 1/);
+    await s.close();
+  });
+
+  test("files handed back before a reply are kept with it; pieces for a message not taken, or out of order, are refused", async () => {
+    const s = await serve();
+    await tasks.send(s.id, "report please");
+    const c = await s.client();
+    const early = await c.ask(
+      req(1, "reply.file", { n: 1, name: "r.md", offset: 0, data: "eA==", last: true }),
+    );
+    assert.equal((early.error as { code: string }).code, "bad_request", "not taken yet");
+    await c.ask(req(2, "inbox.next"));
+    const piece = (id: number, offset: number, text: string, last: boolean) =>
+      req(id, "reply.file", {
+        n: 1,
+        name: "r.md",
+        offset,
+        data: Buffer.from(text).toString("base64"),
+        last,
+      });
+    assert.equal((await c.ask(piece(3, 0, "# re", false))).ok, true);
+    const skipped = await c.ask(piece(4, 9, "xx", false));
+    assert.match((skipped.error as { message: string }).message, /starts at byte 9, but 4 bytes/);
+    assert.equal((await c.ask(piece(5, 4, "port\n", true))).ok, true);
+    assert.equal(
+      (await c.ask(req(6, "inbox.reply", { n: 1, reply: "warden-file: r.md" }))).ok,
+      true,
+    );
+    const [message] = await tasks.messages(s.id);
+    assert.deepEqual(
+      message?.replyFiles?.map((f) => [f.name, f.bytes]),
+      [["r.md", 9]],
+    );
+    const refused = (await s.events()).filter((e) => e.type === "reply_files_refused");
+    assert.equal(refused.length, 1, "one event for the message's refusals");
     await s.close();
   });
 
