@@ -237,6 +237,17 @@ describe("several repositories in one task", { skip: NO_SYSTEM }, () => {
     assert.equal(ids.length, 3);
   });
 
+  test("each repository has its own history cache, and gc removes every one unused as long", async () => {
+    const caches = await readdir(join(ws.dataDir, "history"));
+    assert.equal(caches.length, 3, "one cache each for the task's repository, lib and docs");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const gc = await runCli(ws.dataDir, ["gc", "--older-than", "1s", "--json"]);
+    assert.equal(gc.code, 0, gc.stderr);
+    const outcome = JSON.parse(gc.stdout) as { historyCaches: { removed: string[] } };
+    assert.equal(outcome.historyCaches.removed.length, 3);
+    assert.deepEqual(await readdir(join(ws.dataDir, "history")), []);
+  });
+
   test("the user's config binds workspaces, a repository's own file may not", async () => {
     const configHome = join(ws.root, "config-home");
     const userFile = join(configHome, "warden", "config.yaml");
