@@ -88,11 +88,9 @@ export {
   type ChannelOp,
   type ChannelErrorCode,
 } from "./channel.js";
+export { MAIN_WORKSPACE, WORKSPACE_NAME, workspaceNameProblem } from "./workspaceName.js";
 export {
-  MAIN_WORKSPACE,
-  WORKSPACE_NAME,
   WORKSPACE_BUNDLE,
-  workspaceNameProblem,
   workspaceBundleName,
   formatWorkspacesInput,
   parseWorkspacesInput,
