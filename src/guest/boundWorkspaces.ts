@@ -64,7 +64,11 @@ export async function prepareBound(input: {
     for (const dir of plan.dirs) mkdirSync(dir, { recursive: true });
     for (const file of plan.files) writeFileSync(file.path, file.text, { flag: "wx" });
     input.progress(`git: ${workspace.name}: ${plan.checkout.what}`);
-    await runGit({ ...input.git, workspace: workspace.path }, plan.checkout);
+    try {
+      await runGit({ ...input.git, workspace: workspace.path }, plan.checkout);
+    } catch (error) {
+      throw named(workspace.name, error);
+    }
     prepared.push({ ...workspace, config: Buffer.from(plan.config) });
   }
   return prepared;
@@ -97,6 +101,7 @@ export async function finishBound(input: {
   const finished: FinishedBound[] = [];
   for (const workspace of input.prepared) {
     const report: FinishReport = { leftovers: false, warnings: input.warnings };
+    let failed = false;
     try {
       await finishGit(
         {
@@ -112,15 +117,26 @@ export async function finishBound(input: {
         report,
       );
     } catch (error) {
-      input.fail(error);
+      failed = true;
+      input.fail(named(workspace.name, error));
     }
     finished.push({
       name: workspace.name,
       base: workspace.base,
       leftovers: report.leftovers,
-      ...(report.head === undefined ? {} : { head: report.head }),
+      // A workspace that failed to finish claims no head: the error says what became of it.
+      ...(report.head === undefined || failed ? {} : { head: report.head }),
       ...(report.bundle === undefined ? {} : { bundle: report.bundle }),
     });
   }
   return finished;
+}
+
+/**
+ * The error with the workspace it happened in said first, its class (and so its code) kept: a
+ * failure of a bound workspace must not read as one of the task's own repository.
+ */
+function named(name: string, error: unknown): unknown {
+  if (error instanceof Error) error.message = `workspace ${name}: ${error.message}`;
+  return error;
 }

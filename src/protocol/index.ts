@@ -115,11 +115,9 @@ export {
   type SnapshotEntry,
   type SnapshotSummary,
 } from "./setupSnapshot.js";
+export { MAIN_WORKSPACE, WORKSPACE_NAME, workspaceNameProblem } from "./workspaceName.js";
 export {
-  MAIN_WORKSPACE,
-  WORKSPACE_NAME,
   WORKSPACE_BUNDLE,
-  workspaceNameProblem,
   workspaceBundleName,
   formatWorkspacesInput,
   parseWorkspacesInput,

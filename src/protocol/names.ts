@@ -56,6 +56,9 @@ export type ResultFileName = (typeof RESULT_FILES)[keyof typeof RESULT_FILES];
 
 export const RESULT_FILE_NAMES: readonly ResultFileName[] = Object.values(RESULT_FILES);
 
+/** The name of the task's own repository among its workspaces; no bound one may take it. */
+export const MAIN_WORKSPACE = "main";
+
 /** The branch the task works on and changes.bundle carries. */
 export const TASK_BRANCH = "refs/heads/warden/task";
 

@@ -6,7 +6,7 @@ import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
 import { firstIssue } from "./schemaIssue.js";
 import { RESULT_FILE_NAMES, type ResultFileName } from "./names.js";
-import { workspaceName } from "./workspaceName.js";
+import { workspaceNameProblem } from "./workspaceName.js";
 
 /** A git object id: 40 (sha1) or 64 (sha256) lowercase hex digits. */
 export const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -19,6 +19,10 @@ const text = z
     (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
     `a text is over ${LIMITS.resultTextBytes} bytes`,
   );
+
+const workspaceName = z
+  .string()
+  .refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name");
 
 export const resultSchema = z
   .object({

@@ -2,11 +2,11 @@
 // results file name, so a short plain word: a letter, then letters, digits, `_` or `-`. It can
 // never be `.` or `..`, hold a `/`, or pass for an option. Apart from workspaces.ts so that
 // result.ts may use it without a cycle of imports.
-import { z } from "zod";
+// It loads no zod: commands that only show a task (show, ls) check names without the schemas.
 import { LIMITS } from "./limits.js";
+import { MAIN_WORKSPACE } from "./names.js";
 
-/** The name of the task's own repository among its workspaces; no bound one may take it. */
-export const MAIN_WORKSPACE = "main";
+export { MAIN_WORKSPACE } from "./names.js";
 
 /** A workspace's name, whose length LIMITS.workspaceNameBytes bounds. */
 export const WORKSPACE_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -23,7 +23,3 @@ export function workspaceNameProblem(name: string): string | undefined {
   if (name === MAIN_WORKSPACE) return `${MAIN_WORKSPACE} is the task's own repository`;
   return undefined;
 }
-
-export const workspaceName = z
-  .string()
-  .refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name");

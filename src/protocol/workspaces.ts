@@ -9,14 +9,13 @@ import { LIMITS } from "./limits.js";
 import { SHARE_FILES } from "./names.js";
 import { OID } from "./result.js";
 import { firstIssue } from "./schemaIssue.js";
-import { workspaceName } from "./workspaceName.js";
+import { workspaceNameProblem } from "./workspaceName.js";
 
-export {
-  MAIN_WORKSPACE,
-  WORKSPACE_NAME,
-  workspaceNameProblem,
-  workspaceName,
-} from "./workspaceName.js";
+export { MAIN_WORKSPACE, WORKSPACE_NAME, workspaceNameProblem } from "./workspaceName.js";
+
+const workspaceName = z
+  .string()
+  .refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name");
 
 /** The results file that carries a bound workspace's changes: `changes.<name>.bundle`. */
 export function workspaceBundleName(name: string): `changes.${string}.bundle` {

@@ -191,6 +191,34 @@ describe("several repositories in one task", { skip: NO_SYSTEM }, () => {
     assert.match(other.stderr, /bound no workspace nope \(its workspaces: lib\)/);
   });
 
+  test("a workspace whose history the agent rewrote fails the task in its own name, and sends nothing of it", async () => {
+    const result = await runCli(
+      ws.dataDir,
+      runArgs(
+        ws.repo,
+        "rewrite lib",
+        ["--json", "--workspace", `lib=${lib.repo}`],
+        [
+          "sh",
+          "-c",
+          "echo kept >> README.md && git commit -qam kept && cd ../lib && " +
+            "git checkout -q --orphan other && git commit -qm 'a new root'",
+        ],
+      ),
+    );
+    assert.equal(result.code, 1, result.stderr);
+    const view = JSON.parse(result.stdout) as View;
+    assert.equal(view.state, "failed");
+    assert.match(
+      view.error ?? "",
+      /workspace lib: the history was rewritten: the task's head [0-9a-f]{40} does not descend from its base/,
+    );
+    assert.equal(view.changes, true, "the task's own repository's work is still verified");
+    const fetch = await runCli(ws.dataDir, ["fetch", view.id, "--workspace", "lib"]);
+    assert.equal(fetch.code, 1);
+    assert.equal(await git(lib.repo, "branch", "--list", `warden/${view.id}`), "");
+  });
+
   test("a binding that cannot run is refused before the task is created", async () => {
     const notRepo = join(ws.root, "not-a-repo");
     await mkdir(notRepo, { recursive: true });
@@ -234,7 +262,18 @@ describe("several repositories in one task", { skip: NO_SYSTEM }, () => {
     const ids = (JSON.parse(list.stdout) as { id: string }[]).map((t) => t.id);
     const created = await readdir(join(ws.dataDir, "tasks"));
     assert.deepEqual(created.sort(), ids.sort(), "only the earlier tests' tasks exist");
-    assert.equal(ids.length, 3);
+    assert.equal(ids.length, 4);
+  });
+
+  test("each repository has its own history cache, and gc removes every one unused as long", async () => {
+    const caches = await readdir(join(ws.dataDir, "history"));
+    assert.equal(caches.length, 3, "one cache each for the task's repository, lib and docs");
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const gc = await runCli(ws.dataDir, ["gc", "--older-than", "1s", "--json"]);
+    assert.equal(gc.code, 0, gc.stderr);
+    const outcome = JSON.parse(gc.stdout) as { historyCaches: { removed: string[] } };
+    assert.equal(outcome.historyCaches.removed.length, 3);
+    assert.deepEqual(await readdir(join(ws.dataDir, "history")), []);
   });
 
   test("the user's config binds workspaces, a repository's own file may not", async () => {
