@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { cleanLine } from "../protocol/index.js";
 import { FILE_MODE, syncDir } from "./atomicFile.js";
 import { BadMessageFileError, MessageFilesTooBigError, MessageStateError } from "./errors.js";
-import type { InboxMessage } from "./inbox.js";
 import { STORE_LIMITS } from "./limits.js";
 import type { MessageFile } from "./messageFiles.js";
 import { messageFileNameProblem } from "./messageFiles.js";
@@ -48,7 +47,7 @@ async function sizeOf(path: string): Promise<number | undefined> {
  */
 export async function writeReplyPiece(
   paths: TaskPaths,
-  messages: readonly InboxMessage[],
+  messages: readonly { readonly n: number; readonly state: string }[],
   piece: ReplyFilePiece,
 ): Promise<void> {
   const message = messages.find((m) => m.n === piece.n);
