@@ -241,87 +241,32 @@ export type ChannelResponse =
   | { v: 1; id: number; ok: true; op: "setup.end"; kept: boolean }
   | { v: 1; id: number; ok: false; error: { code: ChannelErrorCode; message: string } };
 
+/** The schema of a successful answer to `op`, with the fields it carries. */
+function answerTo<const Op extends string, Fields extends z.ZodRawShape>(op: Op, fields: Fields) {
+  return z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(true),
+      op: z.literal(op),
+      ...fields,
+    })
+    .strict();
+}
+
 const responseSchema = z.union([
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("events"),
-      recorded: z.number().int().min(0),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("inbox.next"),
-      message: channelMessageSchema.optional(),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("inbox.reply"),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("reply.file"),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("approval.ask"),
-      decision: z.enum(["allow", "deny"]),
-      reason: z.string().max(4 * KiB),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("setup.start"),
-      env: z.record(z.string(), z.string()),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("setup.output"),
-      recorded: z.number().int().min(0),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("setup.snapshot"),
-      bytes: z.number().int().min(0),
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(true),
-      op: z.literal("setup.end"),
-      kept: z.boolean(),
-    })
-    .strict(),
+  answerTo("events", { recorded: z.number().int().min(0) }),
+  answerTo("inbox.next", { message: channelMessageSchema.optional() }),
+  answerTo("inbox.reply", {}),
+  answerTo("reply.file", {}),
+  answerTo("approval.ask", {
+    decision: z.enum(["allow", "deny"]),
+    reason: z.string().max(4 * KiB),
+  }),
+  answerTo("setup.start", { env: z.record(z.string(), z.string()) }),
+  answerTo("setup.output", { recorded: z.number().int().min(0) }),
+  answerTo("setup.snapshot", { bytes: z.number().int().min(0) }),
+  answerTo("setup.end", { kept: z.boolean() }),
   z
     .object({
       v: z.literal(1),

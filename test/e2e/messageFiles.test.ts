@@ -16,9 +16,33 @@ import {
   warden,
 } from "./claudeTasks.js";
 import { idOf } from "./fixtures.js";
+import type { ScriptedAnthropic, ScriptedTurn } from "../support/scriptedAnthropic.js";
 
 describe("files sent with a message", { skip: NO_CLAUDE_SYSTEM }, () => {
   const suite = claudeSuite();
+
+  /**
+   * A detached Claude Code task whose first turn keeps a Bash call busy for about 4 s, so a
+   * message sent once it has begun waits for the turn boundary; `then` are the turns after it.
+   */
+  async function busyTask(
+    then: ScriptedTurn[],
+  ): Promise<{ server: ScriptedAnthropic; id: string }> {
+    const server = await suite.scripted([
+      {
+        kind: "tool_use",
+        name: "Bash",
+        input: { command: "for i in $(seq 1 40); do sleep 0.1; done; echo step one" },
+      },
+      { kind: "text", text: "Step one is done." },
+      ...then,
+    ]);
+    const run = await runClaude(suite.ws, server, "do step one", ["--detach"]);
+    assert.equal(run.code, 0, run.stderr);
+    const id = idOf(run);
+    await waitForEvent(suite.ws, id, agentEvent("tool_use"));
+    return { server, id };
+  }
 
   test("the model reads the files sent with a message, byte for byte, and git hands none of them back", async () => {
     const blob = randomBytes(50_000);
@@ -27,13 +51,7 @@ describe("files sent with a message", { skip: NO_CLAUDE_SYSTEM }, () => {
     const blobPath = join(suite.ws.root, "blob.bin");
     await writeFile(notes, "# the spec\nthe answer is 42\n");
     await writeFile(blobPath, blob);
-    const server = await suite.scripted([
-      {
-        kind: "tool_use",
-        name: "Bash",
-        input: { command: "for i in $(seq 1 40); do sleep 0.1; done; echo step one" },
-      },
-      { kind: "text", text: "Step one is done." },
+    const { server, id } = await busyTask([
       {
         kind: "tool_use",
         name: "Bash",
@@ -45,10 +63,6 @@ describe("files sent with a message", { skip: NO_CLAUDE_SYSTEM }, () => {
       },
       { kind: "text", text: "I read them." },
     ]);
-    const run = await runClaude(suite.ws, server, "do step one", ["--detach"]);
-    assert.equal(run.code, 0, run.stderr);
-    const id = idOf(run);
-    await waitForEvent(suite.ws, id, agentEvent("tool_use"));
     const send = await warden(suite.ws, server, [
       "send",
       id,
@@ -83,13 +97,7 @@ describe("files sent with a message", { skip: NO_CLAUDE_SYSTEM }, () => {
   });
 
   test("a file the agent names in its reply comes back with the reply, and send --await says where", async () => {
-    const server = await suite.scripted([
-      {
-        kind: "tool_use",
-        name: "Bash",
-        input: { command: "for i in $(seq 1 40); do sleep 0.1; done; echo step one" },
-      },
-      { kind: "text", text: "Step one is done." },
+    const { server, id } = await busyTask([
       {
         kind: "tool_use",
         name: "Bash",
@@ -97,10 +105,6 @@ describe("files sent with a message", { skip: NO_CLAUDE_SYSTEM }, () => {
       },
       { kind: "text", text: "Here is the report.\nwarden-file: report.md" },
     ]);
-    const run = await runClaude(suite.ws, server, "do step one", ["--detach"]);
-    assert.equal(run.code, 0, run.stderr);
-    const id = idOf(run);
-    await waitForEvent(suite.ws, id, agentEvent("tool_use"));
     const send = await warden(suite.ws, server, [
       "send",
       id,
