@@ -27,14 +27,14 @@ import { printJson } from "./taskView.js";
 
 interface SendFlags {
   messageFile?: string;
-  file: string[];
+  file?: string[];
   json?: boolean;
   await?: boolean;
   timeout?: string;
 }
 
-function collectFiles(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collectFiles(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /**
@@ -122,7 +122,9 @@ export function registerSend(program: Command): void {
     .description(
       "Put a message into a task's inbox, for its agent to take. A task takes at most 16 " +
         "messages over its life; a finished or cancelling task takes none, nor does a task of " +
-        "the `command` agent, which reads only its prompt.",
+        "the `command` agent, which reads only its prompt. Files sent with --file land in " +
+        "the agent's working directory under .warden-inbox/<n>/; a line `warden-file: PATH` " +
+        "in the agent's reply hands a file back.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .argument("[message...]", "the message (else --message-file, else stdin)")
@@ -131,7 +133,6 @@ export function registerSend(program: Command): void {
       "--file <path>",
       `send a file with the message, into the task's workspace (repeatable; at most ${STORE_LIMITS.messageFiles} files, ${STORE_LIMITS.messageFilesBytes / (1024 * 1024)} MiB in all)`,
       collectFiles,
-      [],
     )
     .option("--json", "print the message's number and state as JSON")
     .option("--await", "wait for the agent's reply to the message and print it")
@@ -163,7 +164,7 @@ export function registerSend(program: Command): void {
       // finished task is left to the store, whose refusal (it has finished) says more.
       const details = await tasks.get(id);
       if (details.terminal === undefined) checkTakesMessages(id, details.spec.settings);
-      const files = await readSentFiles(flags.file);
+      const files = await readSentFiles(flags.file ?? []);
       const message = await tasks.send(id, body, { files });
       if (flags.await === true) {
         if (flags.json !== true)
