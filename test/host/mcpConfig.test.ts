@@ -140,7 +140,9 @@ describe("a task's MCP servers against the task", () => {
   });
 
   test("a stdio server needs no allow list: it runs in the sandbox", () => {
-    checkMcpForTask({ docs: { command: "node" } }, { agent: "gemini", allow: [], presets: [] });
+    assert.doesNotThrow(() => {
+      checkMcpForTask({ docs: { command: "node" } }, { agent: "gemini", allow: [], presets: [] });
+    });
   });
 
   test("the command agent takes no servers, and Codex no sse server", () => {
