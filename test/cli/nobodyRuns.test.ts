@@ -168,7 +168,10 @@ describe("a task whose runner died", { skip: NO_SYSTEM }, () => {
     const args = ["create", "--repo", ws.repo, "--prompt", "soon", "--", "true"];
     const id = idOf(await runCli(ws.dataDir, args));
     const wait = collect(startCli(ws.dataDir, ["wait", id]));
-    await sleep(NOBODY_RUNS_GRACE_MS / 4);
+    // `start` attaches only after its own start and its checks (a trial sandbox among them),
+    // which on a loaded machine take a good part of the grace: it is begun just after `wait`,
+    // whose own start means it finds the task created and unattended first.
+    await sleep(NOBODY_RUNS_GRACE_MS / 20);
     const start = await runCli(ws.dataDir, ["start", id]);
     assert.equal(start.code, 0, start.stderr);
     const waited = await wait;
