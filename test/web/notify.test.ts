@@ -191,7 +191,8 @@ describe("notifications of warden serve", () => {
         `read line; case "$line" in *hang*) sleep 60;; *) echo "$line" >> '${file}';; esac`,
       ],
       onProblem: (message) => problems.push(message),
-      timing: { ...FAST, attempts: 1, timeoutMs: 300 },
+      // Long enough that the next command's shell, on a loaded machine, is never cut short too.
+      timing: { ...FAST, attempts: 1, timeoutMs: 2_000 },
     });
     try {
       const hang = await tasks.create({ prompt: "hang" });
