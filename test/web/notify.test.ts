@@ -191,8 +191,7 @@ describe("notifications of warden serve", () => {
         `read line; case "$line" in *hang*) sleep 60;; *) echo "$line" >> '${file}';; esac`,
       ],
       onProblem: (message) => problems.push(message),
-      // Long enough that the next command's shell, on a loaded machine, is never cut short too.
-      timing: { ...FAST, attempts: 1, timeoutMs: 2_000 },
+      timing: { ...FAST, attempts: 1, timeoutMs: 300 },
     });
     try {
       const hang = await tasks.create({ prompt: "hang" });
@@ -207,7 +206,9 @@ describe("notifications of warden serve", () => {
         lines.map((n) => n.task.id),
         [next.id],
       );
-      assert.equal(problems.length, 1);
+      // The hang is a problem; on a loaded machine the next command's shell may outlive the
+      // short timeout too, after it wrote its line, and be a second.
+      assert.ok(problems.length >= 1 && problems.length <= 2, problems.join("\n"));
       assert.match(problems[0] ?? "", /stopped|exited/);
     } finally {
       await notifier.close();
