@@ -13,10 +13,9 @@ import {
   readCancelSync,
   readFullSpec,
   readSpecSync,
-  readTerminalSync,
 } from "./readTask.js";
 import type { StoredSpec, TaskSpec } from "./spec.js";
-import { deriveState, type TaskState } from "./state.js";
+import { deriveState, type DerivedState, type TaskState } from "./state.js";
 import type { TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
 import type { CancelRequest, StoppedBy, TerminalRecord } from "./terminalRecord.js";
@@ -65,8 +64,11 @@ export interface TaskDetails extends TaskSummary {
 /** How many tasks list() reads before it lets other work on the event loop run. */
 const LIST_BATCH = 64;
 
-export function summarize(paths: TaskPaths, spec: StoredSpec): TaskSummary {
-  const derived = deriveState(paths);
+export function summarize(
+  paths: TaskPaths,
+  spec: StoredSpec,
+  derived: DerivedState = deriveState(paths),
+): TaskSummary {
   const summary: TaskSummary = {
     id: spec.id,
     state: derived.state,
@@ -150,7 +152,9 @@ export async function listSummaries(
 
 export async function taskDetails(ctx: StoreContext, paths: TaskPaths): Promise<TaskDetails> {
   const spec = await readFullSpec(paths);
-  const summary = summarize(paths, spec);
+  // One read of terminal.json serves the state and the record, so the two always agree.
+  const derived = deriveState(paths);
+  const summary = summarize(paths, spec, derived);
   const messages: Record<MessageState, number> = { pending: 0, in_flight: 0, delivered: 0 };
   for (const m of await readInbox(paths)) messages[m.state]++;
   const approvals = { pending: 0, answered: 0 };
@@ -162,8 +166,7 @@ export async function taskDetails(ctx: StoreContext, paths: TaskPaths): Promise<
     messages,
     approvals,
   };
-  const terminal = readTerminalSync(paths);
-  if (terminal !== undefined) details.terminal = terminal;
+  if (derived.terminal !== undefined) details.terminal = derived.terminal;
   const cancel = readCancelSync(paths);
   if (cancel !== undefined) details.cancel = cancel;
   return details;
