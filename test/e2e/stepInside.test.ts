@@ -71,7 +71,11 @@ async function waitingTask(ws: Workspace, options: readonly string[]): Promise<s
     FACTS + AWAIT_RELEASE,
   ]);
   assert.equal(run.code, 0, run.stderr);
-  return idOf(run);
+  const id = idOf(run);
+  // The agent has written its facts once it has touched `started`.
+  const started = join(taskWorkspace(ws.dataDir, id), "started");
+  for (let i = 0; i < 600 && !existsSync(started); i++) await sleep(100);
+  return id;
 }
 
 /** Runs `warden exec` until the runner serves it (its workspace is being prepared first). */
@@ -251,8 +255,6 @@ describe("a task that does not allow stepping inside", { skip: NO_SYSTEM }, () =
     const ws = await workspace();
     try {
       const id = await waitingTask(ws, []);
-      const started = join(taskWorkspace(ws.dataDir, id), "started");
-      for (let i = 0; i < 300 && !existsSync(started); i++) await sleep(100);
       for (const args of [
         ["exec", id, "--", "true"],
         ["shell", id],
