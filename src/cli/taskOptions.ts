@@ -55,7 +55,8 @@ export interface TaskFlags {
   workspace?: string[];
   mcpConfig?: string[];
   skills?: string;
-  allowExec?: boolean;
+  /** true from the flag; "true" or "false" from a config file (flags hold text as typed). */
+  allowExec?: boolean | string;
   debug?: boolean;
 }
 
@@ -304,7 +305,7 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
   if (flags.workspace !== undefined && flags.workspace.length > 0) {
     input.workspaces = flags.workspace.map((text) => parseWorkspaceBinding(text, process.cwd()));
   }
-  if (flags.allowExec === true) input.allowExec = true;
+  if (flags.allowExec === true || flags.allowExec === "true") input.allowExec = true;
   if (flags.debug === true) input.debug = true;
   Object.assign(input, await taskMcpInput(given, config.values));
   return input;
