@@ -160,6 +160,8 @@ export class InsideDoor {
           end({
             exitCode: exit.code,
             ...(exit.signal === undefined ? {} : { signal: exit.signal }),
+            // A copy in says how many bytes it put; nothing came out of it.
+            ...(exit.bytes === undefined ? {} : { bytes: exit.bytes }),
           });
           user.finish(FRAME.exit, exit);
           guest.destroy();

@@ -20,6 +20,7 @@ import {
   type FrameKind,
   type InsideOpen,
 } from "../../../src/protocol/index.js";
+import { eventText } from "../../../src/host/eventText.js";
 import { GuestLinks } from "../../../src/host/inside/guestLinks.js";
 import { InsideDoor } from "../../../src/host/inside/insideDoor.js";
 import {
@@ -122,6 +123,8 @@ describe("the door of stepping inside, against a hostile runner", () => {
       ["inside", "inside_end"],
     );
     assert.equal(events.at(-1)?.data.exitCode, 5);
+    assert.equal(eventText("inside", events.at(-2)?.data ?? {}), "exec opened: true");
+    assert.equal(eventText("inside_end", events.at(-1)?.data ?? {}), "exec ended, exit 5, 6 bytes");
   });
 
   test("a frame longer than the bound is refused from its header, before its bytes come", async () => {
