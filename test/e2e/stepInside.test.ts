@@ -17,6 +17,7 @@ import {
   idOf,
   NO_SYSTEM,
   runCli,
+  startCli,
   taskWorkspace,
   workspace,
   type CliResult,
@@ -147,6 +148,47 @@ describe("stepping inside a running task", { skip: NO_SYSTEM }, () => {
       JSON.stringify(recorded.slice(-4)),
     );
     assert.ok(recorded.some((e) => e.type === "inside" && e.kind === "exec"));
+  });
+
+  test("an exec whose warden is killed ends its command inside, process group and all", async () => {
+    await execWhenServing(ws, id, ["true"]);
+    const child = startCli(ws.dataDir, [
+      "exec",
+      id,
+      "--",
+      "sh",
+      "-c",
+      "sleep 601 & sleep 602; wait",
+    ]);
+    const listing = async (): Promise<string> => {
+      const list = await runCli(ws.dataDir, [
+        "exec",
+        id,
+        "--",
+        "sh",
+        "-c",
+        'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline 2>/dev/null; echo; done',
+      ]);
+      assert.equal(list.code, 0, list.stderr);
+      return list.stdout;
+    };
+    let seen = "";
+    for (let i = 0; i < 100 && !/sleep 602/.test(seen); i++) {
+      await sleep(100);
+      seen = await listing();
+    }
+    assert.match(seen, /sleep 601/);
+    child.kill("SIGKILL");
+    let after = seen;
+    for (let i = 0; i < 20 && /sleep 60[12]/.test(after); i++) {
+      await sleep(200);
+      after = await listing();
+    }
+    assert.doesNotMatch(after, /sleep 60[12]/);
+    const recorded = await events(ws, id);
+    assert.ok(
+      recorded.some((e) => e.type === "inside_end" && e.error === "the user's side closed"),
+    );
   });
 
   test("cp copies a file in and out byte for byte, and refuses paths that lead out of the workspace", async () => {
@@ -330,6 +372,9 @@ describe("--debug", { skip: NO_SYSTEM }, () => {
       assert.match(diff.stdout, /person\.txt/);
       const recorded = await events(ws, id);
       assert.ok(recorded.some((e) => e.type === "inside" && e.kind === "stop"));
+      const late = await runCli(ws.dataDir, ["exec", id, "--", "true"]);
+      assert.equal(late.code, 1);
+      assert.match(late.stderr, /is succeeded, not running/);
     } finally {
       await ws.cleanup();
     }
