@@ -32,6 +32,7 @@ const KEY_FLAGS: Partial<Record<ConfigKey, { flag: FlagField; needs?: AgentField
   setupEnv: { flag: "setupEnv" },
   setupKey: { flag: "setupKey" },
   workspaces: { flag: "workspace" },
+  allowExec: { flag: "allowExec" },
 };
 
 /** The flags, with the config's value for each flag not given that the agent takes. */

@@ -55,6 +55,9 @@ export interface TaskFlags {
   workspace?: string[];
   mcpConfig?: string[];
   skills?: string;
+  /** true from the flag; "true" or "false" from a config file (flags hold text as typed). */
+  allowExec?: boolean | string;
+  debug?: boolean;
 }
 
 export function addTaskOptions(command: Command): Command {
@@ -184,6 +187,14 @@ export function addTaskOptions(command: Command): Command {
     .option(
       "--skills <dir>",
       "put the skills of DIR (a folder with SKILL.md each) where the agent looks for skills",
+    )
+    .option(
+      "--allow-exec",
+      "let `warden exec`, `shell` and `cp` step inside the sandbox while the task runs (off by default)",
+    )
+    .option(
+      "--debug",
+      "keep the sandbox serving after the agent ends, until `warden stop` or the deadline (implies --allow-exec)",
     );
 }
 
@@ -294,6 +305,8 @@ export async function taskInput(given: TaskFlags, argv: string[]): Promise<Creat
   if (flags.workspace !== undefined && flags.workspace.length > 0) {
     input.workspaces = flags.workspace.map((text) => parseWorkspaceBinding(text, process.cwd()));
   }
+  if (flags.allowExec === true || flags.allowExec === "true") input.allowExec = true;
+  if (flags.debug === true) input.debug = true;
   Object.assign(input, await taskMcpInput(given, config.values));
   return input;
 }

@@ -174,6 +174,12 @@ export const CONFIG_KEYS = {
   // The directory is read on this machine and copied into the sandbox: a repository naming one
   // would choose which of the user's files the agent sees.
   skills: { schema: text, repository: false, about: "a directory of skills (--skills)" },
+  // Stepping inside runs any command beside the agent: only the user may turn it on by default.
+  allowExec: {
+    schema: z.boolean("is not true or false"),
+    repository: false,
+    about: "let exec, shell and cp step inside running tasks (--allow-exec)",
+  },
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;

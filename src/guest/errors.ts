@@ -75,3 +75,10 @@ export class SetupTimeoutError extends WardenError {
   readonly code: string = "SETUP_TIMEOUT";
   readonly exitClass = "operational";
 }
+
+/** A `cp` path that leads out of the workspace, through a link, or to something not a file. */
+export class InsidePathError extends WardenError {
+  static override readonly hint = "name a regular file by its path inside the workspace";
+  readonly code: string = "INSIDE_PATH";
+  readonly exitClass = "usage";
+}

@@ -13,4 +13,5 @@ export {
   ChannelRefusedError,
   SetupFailedError,
   SetupTimeoutError,
+  InsidePathError,
 } from "./errors.js";

@@ -58,3 +58,13 @@ export const GUEST_SETUP_LIMITS = {
   /** How long the end of a setup command's output may take once its process has exited. */
   drainMs: 1_000,
 } as const;
+
+/** The runner's bounds on the sessions a person opens inside (the wire's are INSIDE_LIMITS). */
+export const GUEST_INSIDE_LIMITS = {
+  /** Between tries to open the idle connection when the host refused or dropped one. */
+  reconnectMs: 1_000,
+  /** Between SIGTERM to a session's process group, when its connection ends, and SIGKILL. */
+  killGraceMs: 2_000,
+  /** Bytes of a command's output waiting for the host before the command's pipes are paused. */
+  unsentBytes: 1024 * 1024,
+} as const;

@@ -1,6 +1,7 @@
 // One task, start to end, as DESIGN.md "The runner" orders it: share, metadata server,
 // workspace, agent, git again, archive. A failing step becomes the result's error, the steps
 // that can still run do, and the archive is written with whatever was made.
+import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
@@ -14,6 +15,7 @@ import {
   type PreparedBound,
 } from "./boundWorkspaces.js";
 import {
+  INSIDE_SOCKET,
   RESULT_FILES,
   SHARE_FILES,
   workspaceBundleName,
@@ -21,7 +23,8 @@ import {
   type Result,
   type ResultsFile,
 } from "../protocol/index.js";
-import { DEFAULT_PATH } from "./agentEnvironment.js";
+import { agentEnvironment, DEFAULT_PATH } from "./agentEnvironment.js";
+import { startInsideService, type InsideService } from "./insideService.js";
 import { runAgentStep } from "./agentStep.js";
 import { startDeadline } from "./deadline.js";
 import { startEgressForwarding, type EgressForwarding } from "./egressForwarding.js";
@@ -95,6 +98,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
 
   let server: MetadataServer | undefined;
   let egress: EgressForwarding | undefined;
+  let inside: InsideService | undefined;
   try {
     // Steps 1 to 3: without the share, a server or a workspace there is nothing more to do.
     let prepared: PreparedWorkspace;
@@ -166,6 +170,27 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         bound,
       );
       progress(`workspace ready at ${prepared.base}`);
+      if (share.settings.allowExec === true && options.sockets !== undefined) {
+        const home = join(scratch, "inside");
+        await mkdir(home, { recursive: true, mode: 0o700 });
+        inside = startInsideService({
+          socketPath: join(options.sockets, INSIDE_SOCKET),
+          workspace: main,
+          cwd: agentDir,
+          env: agentEnvironment({
+            runner: env,
+            pass: [],
+            adapter: {},
+            settings: share.settings,
+            egress: egress.env,
+            metadataUrl: server.url,
+            tmpdir: home,
+            marker: randomBytes(16).toString("hex"),
+            fallbackHome: home,
+          }),
+          progress,
+        });
+      }
     } catch (error) {
       fail(error);
       return await send(options.out, files, finalResult(draft));
@@ -203,6 +228,28 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         fail(error);
       }
     }
+    if (!stopped && share.settings.debug === true && inside !== undefined) {
+      // --debug: the workspace stays as the agent left it, open to exec, shell and cp, until
+      // `warden stop` or the deadline (the host's SIGTERM); what a person changed is committed
+      // with the agent's work below.
+      progress("debug: the agent has ended; serving until `warden stop` or the deadline");
+      const held = await Promise.race([
+        inside.released.then(() => "released" as const),
+        new Promise<"stopped">((resolve) => {
+          if (stop.aborted) resolve("stopped");
+          stop.addEventListener(
+            "abort",
+            () => {
+              resolve("stopped");
+            },
+            { once: true },
+          );
+        }),
+      ]);
+      stopped = held === "stopped";
+      progress(stopped ? "debug: told to stop during the hold" : "debug: released by warden stop");
+    }
+    inside?.close();
     if (stopped) {
       fail(stop.reason instanceof Error ? stop.reason : new StoppedError("the runner was stopped"));
     }
@@ -261,6 +308,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     return await trace.around("send the results", send(options.out, files, finalResult(draft)));
   } finally {
     const closing = trace.start("close and clean up");
+    inside?.close();
     await egress?.close();
     await server?.close();
     if (ownScratch) await rm(scratch, { recursive: true, force: true });

@@ -45,6 +45,10 @@ export interface CreateTaskInput {
   appendSystemPrompt?: string;
   /** The agent's program on the host, instead of the one found on PATH. */
   agentProgram?: string;
+  /** Whether `warden exec`, `shell` and `cp` may step inside while it runs (--allow-exec). */
+  allowExec?: boolean;
+  /** Whether the runner keeps serving after the agent ends (--debug; implies allowExec). */
+  debug?: boolean;
   /** Default bwrap; `none` only when the user asks for it. */
   sandbox?: SandboxChoice;
   /** --allow entries and --preset names for the egress proxy. */
@@ -93,6 +97,8 @@ function agentSettings(input: CreateTaskInput): Record<string, unknown> {
     approve: input.approve,
     appendSystemPrompt: input.appendSystemPrompt,
     agentProgram: input.agentProgram,
+    allowExec: input.allowExec === true || input.debug === true ? true : undefined,
+    debug: input.debug === true ? true : undefined,
     allowedTools: rules && (input.allowTools ?? []).length > 0 ? input.allowTools : undefined,
     disallowedTools: rules && (input.denyTools ?? []).length > 0 ? input.denyTools : undefined,
   });

@@ -1,6 +1,7 @@
 // A task's events as a person reads them: the agent's turns, what it said, the tools it used and
 // how they went, its usage and cost, retries, permission denials, approvals and messages. Every
 // text in an event may have come from the sandbox, so each is cleaned and cut to one line here.
+import { INSIDE_EVENTS } from "./inside/insideEvents.js";
 import { cleanLine, cutText } from "../protocol/index.js";
 import { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
 import { dollars } from "./dollars.js";
@@ -103,6 +104,22 @@ function outputText(e: Fields): string {
   return text === "" ? missing : `${missing} ${text}`;
 }
 
+/** A session a person opened inside the task (`warden exec`, `shell`, `cp`, `stop`). */
+function insideText(type: string, e: Fields): string {
+  const kind = line(str(e.kind) ?? "?", 16);
+  const what = line(str(e.command) ?? str(e.path) ?? "", 1024);
+  if (type === INSIDE_EVENTS.opened) {
+    return kind === "stop"
+      ? "stop: the debug hold ends"
+      : `${kind} opened${what === "" ? "" : `: ${what}`}`;
+  }
+  const error = str(e.error);
+  if (error !== undefined) return `${kind} ended: ${line(error, 1024)}`;
+  const code = num(e.exitCode);
+  const how = code === undefined ? `signal ${line(str(e.signal) ?? "?", 16)}` : `exit ${code}`;
+  return `${kind} ended, ${how}, ${num(e.bytes) ?? 0} bytes`;
+}
+
 /**
  * The readable text of one event, without its time, or undefined for a type it does not know
  * (the caller shows those as `key=value`).
@@ -136,6 +153,9 @@ export function eventText(type: string, e: Fields): string | undefined {
       return `message ${num(e.n) ?? "?"} taken by the agent`;
     case "message_delivered":
       return `message ${num(e.n) ?? "?"} answered`;
+    case INSIDE_EVENTS.opened:
+    case INSIDE_EVENTS.ended:
+      return insideText(type, e);
     default:
       return undefined;
   }

@@ -19,6 +19,7 @@ import {
 import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
+  INSIDE_SOCKET,
   cleanLine,
   SHARE_FILES,
   receiveResults,
@@ -35,6 +36,7 @@ import {
   startChannelServer,
   type RunningChannel,
 } from "./channel/index.js";
+import { DOOR_SOCKET, GuestLinks, InsideDoor } from "./inside/index.js";
 import { API_FAILURE_EVENT_TYPE, FirstApiFailure } from "./apiFailure.js";
 import { BUDGET_EVENT_TYPE, TaskSpending, USAGE_EVENT_TYPE } from "./spending/index.js";
 import { decideEnd, type ResultFacts } from "./decideEnd.js";
@@ -87,6 +89,8 @@ type Relay = RelayHostSettings & { readonly placeholder: string };
 interface Gates {
   readonly egress: RunningEgress;
   readonly channel: RunningChannel;
+  /** The runner's connections for stepping inside, when the task allows it. */
+  readonly inside: GuestLinks | undefined;
 }
 
 /** How the sandbox ended, as the host saw it. */
@@ -423,15 +427,45 @@ class TaskRun {
     });
     endChannel();
     this.releases.push(() => channel.close().catch(() => undefined));
-    return { egress, channel };
+    return { egress, channel, inside: await this.openInside() };
   }
 
-  private async startSandbox({ egress, channel }: Gates): Promise<RunningSandbox> {
+  /**
+   * Stepping inside (exec, shell, cp, stop), only for a task whose settings allow it: the
+   * runner's socket and the user's door, both in the egress directory that only the owner may
+   * enter.
+   */
+  private async openInside(): Promise<GuestLinks | undefined> {
+    const { guest } = this.plan.host;
+    if (guest.allowExec !== true) return undefined;
+    const links = await GuestLinks.listen(join(this.layout.egress, INSIDE_SOCKET));
+    this.releases.push(() => links.close().catch(() => undefined));
+    const door = await InsideDoor.listen({
+      path: join(this.layout.egress, DOOR_SOCKET),
+      guest: links,
+      debug: guest.debug === true,
+      record: (type, data) => {
+        try {
+          this.attachment.appendEvent(type, data);
+        } catch (error) {
+          // Only a closed attachment refuses a well-formed event: the run is over.
+          if (!(error instanceof WardenError)) throw error;
+        }
+      },
+    });
+    this.releases.push(() => door.close().catch(() => undefined));
+    return links;
+  }
+
+  private async startSandbox({ egress, channel, inside }: Gates): Promise<RunningSandbox> {
     const { backend, host, runner, program } = this.plan;
     const sockets = [{ name: "proxy", path: egress.proxySocket }];
     if (egress.relaySocket !== undefined) sockets.push({ name: "relay", path: egress.relaySocket });
     // The socket's name inside is control.sock: the backend appends `.sock` to each name.
     sockets.push({ name: CHANNEL_SOCKET.replace(/\.sock$/, ""), path: channel.path });
+    if (inside !== undefined) {
+      sockets.push({ name: INSIDE_SOCKET.replace(/\.sock$/, ""), path: inside.path });
+    }
     const sandbox = await backend.start({
       taskId: this.attachment.id,
       share: this.layout.share,
@@ -522,7 +556,9 @@ class TaskRun {
   /** Stops the sandbox on a cancel request, at the deadline or the host's limit, or on an interrupt. */
   private armStops(sandbox: RunningSandbox): StopTriggers {
     const { host, spec } = this.plan;
-    const limit = hostLimitMs(host.guest.timeoutSeconds);
+    // A debug hold lasts until `warden stop` or the deadline: the host's own limit for a runner
+    // that hangs would end it first.
+    const limit = host.guest.debug === true ? undefined : hostLimitMs(host.guest.timeoutSeconds);
     const grace = this.options.stopGraceMs ?? HOST_LIMITS.stopGraceMs;
     return new StopTriggers({
       dir: this.layout.dir,

@@ -63,3 +63,18 @@ export {
   SkillsLinkError,
 } from "./mcpErrors.js";
 export { checkMcpServers, mergeMcpServers, parseMcpConfig, readMcpConfigs } from "./mcpConfig.js";
+export {
+  insideTarget,
+  connectInside,
+  runInside,
+  releaseHold,
+  exitStatus,
+  FrameSocket,
+  INSIDE_EVENTS,
+  InsideNotAllowedError,
+  InsideNotServingError,
+  InsideSessionError,
+  InsideCopyPathError,
+  type InsideTarget,
+  type SessionOutput,
+} from "./inside/index.js";

@@ -140,3 +140,24 @@ export {
   type McpServers,
   type McpStdioServer,
 } from "./mcpServers.js";
+export { INSIDE_LIMITS } from "./limits.js";
+export {
+  INSIDE_VERSION,
+  INSIDE_SOCKET,
+  FRAME,
+  TO_GUEST_KINDS,
+  FROM_GUEST_KINDS,
+  FrameReader,
+  frameBytes,
+  jsonFrame,
+  insideOpenSchema,
+  insideResizeSchema,
+  insideExitSchema,
+  insideErrorSchema,
+  insidePathProblem,
+  parseFrameJson,
+  type FrameKind,
+  type InsideOpen,
+  type InsideKind,
+  type InsideExit,
+} from "./inside.js";

@@ -157,3 +157,31 @@ export const MCP_LIMITS = {
   /** How deep folders go below the skills directory (a skill's folder is depth 1). */
   skillsDepth: 8,
 } as const;
+
+/** Stepping inside a running task: `warden exec`, `shell`, `cp` and `stop` (inside.ts). */
+export const INSIDE_LIMITS = {
+  /**
+   * One frame's payload: a pipe's or a pty's read is at most this, so a session never needs a
+   * bigger one, and the reader never holds more than one frame of a hostile peer.
+   */
+  frameBytes: 64 * KiB,
+  /** The JSON of an open request or an exit or error report: a command line, not a script. */
+  controlBytes: 16 * KiB,
+  /** Arguments of one `exec` command line. */
+  argv: 256,
+  /** A path inside the workspace for `cp`, as Linux bounds a path. */
+  pathBytes: 4 * KiB,
+  /** One file `cp` moves either way: a log or a build output, not a disk image. */
+  copyBytes: 256 * MiB,
+  /**
+   * Everything a session's command writes: a shell left open streams for hours at most what a
+   * person reads; past this the host ends the session, so a flood costs a bounded amount.
+   */
+  sessionOutputBytes: 1024 * MiB,
+  /** Sessions at once in one task, each on a connection of its own, plus one idle spare. */
+  sessions: 4,
+  /** How long a connection from the sandbox may take to say hello before it is closed. */
+  helloMs: 5_000,
+  /** A terminal's size, in cells: anything larger is not a screen. */
+  terminalCells: 10_000,
+} as const;

@@ -205,6 +205,13 @@ export const settingsSchema = memo(() =>
         )
         .refine((d) => !CONTROL.test(d), "workdir has a control character")
         .optional(),
+      /**
+       * Whether a person may step inside while the task runs (`warden exec`, `shell`, `cp`): off
+       * by default, since it runs any command in the sandbox beside the agent.
+       */
+      allowExec: z.boolean().optional(),
+      /** Whether the runner keeps serving after the agent ends, until `warden stop` or the deadline. */
+      debug: z.boolean().optional(),
       /** The setup step before the agent (setupSettings.ts); absent: the agent starts at once. */
       setup: setupSettingsSchema().optional(),
       /** MCP servers the agent is given, by name (see mcpServers.ts). */
@@ -214,6 +221,13 @@ export const settingsSchema = memo(() =>
     })
     .strict()
     .superRefine((s, ctx) => {
+      if (s.debug === true && s.allowExec !== true) {
+        ctx.addIssue({
+          code: "custom",
+          message: "debug needs allowExec: a hold nobody may step into serves nobody",
+          path: ["debug"],
+        });
+      }
       if (s.agent === "command" && s.command === undefined) {
         ctx.addIssue({
           code: "custom",

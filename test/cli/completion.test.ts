@@ -70,7 +70,7 @@ describeCli("warden completion", (ws) => {
     const bin = await wardenOnPath(ws);
     const id = await aTask(ws);
 
-    assert.deepEqual(await complete(ws, bin, ["warden", "sh"]), ["show"]);
+    assert.deepEqual(await complete(ws, bin, ["warden", "sho"]), ["show"]);
     assert.deepEqual(await complete(ws, bin, ["warden", "run", "--ag"]), [
       "--agent",
       "--agent-program",
@@ -115,7 +115,7 @@ describeCli("warden completion", (ws) => {
       const bin = await wardenOnPath(ws);
       const id = await aTask(ws);
       const zsh = (words: string[]): Promise<string[]> => complete(ws, bin, words, "zsh");
-      assert.deepEqual(await zsh(["warden", "sh"]), ["show"]);
+      assert.deepEqual(await zsh(["warden", "sho"]), ["show"]);
       assert.deepEqual(await zsh(["warden", "run", "--ag"]), ["--agent", "--agent-program"]);
       const ids = await zsh(["warden", "show", ""]);
       assert.ok(ids.includes(id), ids.join(" "));
