@@ -8,6 +8,7 @@ import type { TaskEvent } from "../../src/store/index.js";
 import { Tasks } from "../../src/store/index.js";
 import {
   agentEvent,
+  claudeEnv,
   claudeSuite,
   NO_CLAUDE_SYSTEM,
   runClaude,
@@ -176,6 +177,54 @@ describe("suspending a Claude Code task and running it on", { skip: NO_CLAUDE_SY
     const answered = api.turns().filter((r) => r.turn === 1);
     assert.equal(answered.length, 1, "the script went on after the reset");
     assert.match(run.stderr, /usage limit was reached; the task is suspended until/);
+  });
+
+  test("while it waits for the reset the task shows when it resumes; killed as it waits, `warden serve` resumes it at the reset", async () => {
+    const limit = usageLimit(10_000);
+    const api = await suite.scripted([limit.turn, { kind: "text", text: "Resumed by serve." }]);
+    const child = startCli(
+      suite.ws.dataDir,
+      ["run", "--repo", suite.ws.repo, "--prompt", "say it", "--json", "--quiet"],
+      { env: claudeEnv(api) },
+    );
+    const exited = collect(child);
+    const tasks = await Tasks.open({ dataDir: suite.ws.dataDir, env: {} });
+    await api.waitFor((r) => r.kind === "turn", 60_000);
+    const id = (await tasks.list()).at(-1)?.id ?? "";
+    await waitForEvent(suite.ws, id, (e) => e.type === "suspended");
+    // The run's process waits for the reset, holding resume.lock.
+    for (let i = 0; i < 50 && (await tasks.get(id)).resumeWaiter !== true; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ls = await warden(suite.ws, api, ["ls"]);
+    assert.match(ls.stdout, /suspended\(until \d\d:\d\d:\d\d\)/);
+    const show = await warden(suite.ws, api, ["show", id]);
+    assert.match(
+      show.stdout,
+      /^suspended: +the model API's usage limit since .*resumes by itself at/m,
+    );
+    const waiting = await warden(suite.ws, api, ["show", id, "--json"]);
+    const view = JSON.parse(waiting.stdout) as { suspended: { resumeAt: string } };
+    assert.ok(Date.parse(view.suspended.resumeAt) >= limit.resetAt());
+
+    child.kill("SIGKILL");
+    await exited;
+    assert.equal((await tasks.get(id)).resumeWaiter, false, "nobody waits for it now");
+    const serve = startCli(suite.ws.dataDir, ["serve", "--listen", "127.0.0.1:0"], {
+      env: claudeEnv(api),
+    });
+    const served = collect(serve);
+    try {
+      const wait = await warden(suite.ws, api, ["wait", id, "--json", "--timeout", "3m"]);
+      assert.equal(wait.code, 0, wait.stdout + wait.stderr);
+      assert.equal((JSON.parse(wait.stdout) as { summary: string }).summary, "Resumed by serve.");
+    } finally {
+      serve.kill("SIGTERM");
+      await served;
+    }
+    const seen = await events(suite.ws.dataDir, id);
+    const resumed = seen.find((e) => e.type === "attached" && e.resumed === "usage_limit");
+    assert.ok(resumed !== undefined && resumed.at >= limit.resetAt() - 1000);
   });
 
   test("a 429 whose usage limit resets after the deadline ends the task at once: failed, stopped by the usage limit", async () => {
