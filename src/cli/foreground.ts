@@ -19,6 +19,12 @@ export interface ForegroundOptions {
   quiet?: boolean;
   /** Checks this process already made of the sandbox, to reuse rather than repeat. */
   sandboxOptions?: { checks: SandboxCheckMemo } | undefined;
+  /**
+   * The background run's turn (runTurn.ts): given back while the task waits for a usage limit's
+   * reset, so the wait holds no slot of maxRunning, and taken again before it runs on; `take`
+   * says false when the task needs no turn any more.
+   */
+  turn?: { giveBack(): void; take(): Promise<boolean> };
 }
 
 export async function runForeground(
@@ -74,8 +80,10 @@ export async function runForeground(
       const resumeAt = outcome.kind === "suspended" ? outcome.suspension.resumeAt : undefined;
       if (resumeAt === undefined) break;
       // Suspended until a usage limit resets: this process waits for it and runs the task on.
+      options.turn?.giveBack();
       const waited = await awaitResumeTime(tasks, id, resumeAt, controller.signal, hold);
       if (waited !== "due") break;
+      if (options.turn !== undefined && !(await options.turn.take())) break;
       reporter.note("the usage limit has reset: running the task on");
     }
     prompting.abort();

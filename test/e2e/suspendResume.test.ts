@@ -3,6 +3,8 @@
 // reads `suspended` until `warden resume`; and the model API's usage limit (a 429 with its reset
 // time) suspends it by itself until the reset, or ends it when the reset comes after its deadline.
 import assert from "node:assert/strict";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { TaskEvent } from "../../src/store/index.js";
 import { Tasks } from "../../src/store/index.js";
@@ -15,7 +17,7 @@ import {
   waitForEvent,
   warden,
 } from "./claudeTasks.js";
-import { cleanEnv, collect, startCli } from "./fixtures.js";
+import { cleanEnv, collect, runCli, startCli } from "./fixtures.js";
 import { REAL_KEY } from "./claudeTasks.js";
 import type { ScriptedTurn } from "../support/scriptedAnthropic.js";
 
@@ -225,6 +227,47 @@ describe("suspending a Claude Code task and running it on", { skip: NO_CLAUDE_SY
     const seen = await events(suite.ws.dataDir, id);
     const resumed = seen.find((e) => e.type === "attached" && e.resumed === "usage_limit");
     assert.ok(resumed !== undefined && resumed.at >= limit.resetAt() - 1000);
+  });
+
+  test("a background run gives its turn back while it waits for the reset: with maxRunning 1 another task runs meanwhile", async () => {
+    const configHome = join(suite.ws.root, "config-one");
+    await mkdir(join(configHome, "warden"), { recursive: true });
+    await writeFile(join(configHome, "warden", "config.yaml"), "maxRunning: 1\n");
+    const limit = usageLimit(12_000);
+    const api = await suite.scripted([
+      limit.turn,
+      { kind: "text", text: "Done in the background." },
+    ]);
+    const env = { ...claudeEnv(api), XDG_CONFIG_HOME: configHome };
+    const detached = await runCli(
+      suite.ws.dataDir,
+      ["run", "--repo", suite.ws.repo, "--prompt", "background", "--detach"],
+      { env },
+    );
+    assert.equal(detached.code, 0, detached.stderr);
+    const id = detached.stdout.trim();
+    await waitForEvent(suite.ws, id, (e) => e.type === "suspended");
+    const tasks = await Tasks.open({ dataDir: suite.ws.dataDir, env: {} });
+    // The event comes just before the executor writes suspended.json and lets go.
+    for (let i = 0; i < 100 && (await tasks.get(id)).state === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await tasks.get(id)).state, "suspended", "not queued while it waits");
+    const other = await runCli(
+      suite.ws.dataDir,
+      ["run", "--repo", suite.ws.repo, "--prompt", "meanwhile", "--detach", "--", "true"],
+      { env },
+    );
+    const otherId = other.stdout.trim();
+    const otherWait = await runCli(suite.ws.dataDir, ["wait", otherId, "--json"], { env });
+    assert.equal(otherWait.code, 0, otherWait.stdout + otherWait.stderr);
+    assert.equal((await tasks.get(id)).state, "suspended", "the other ended before the reset");
+    const wait = await runCli(suite.ws.dataDir, ["wait", id, "--json", "--timeout", "3m"], { env });
+    assert.equal(wait.code, 0, wait.stdout + wait.stderr);
+    assert.equal(
+      (JSON.parse(wait.stdout) as { summary: string }).summary,
+      "Done in the background.",
+    );
   });
 
   test("a 429 whose usage limit resets after the deadline ends the task at once: failed, stopped by the usage limit", async () => {
