@@ -21,6 +21,7 @@ const STATE_HUES: Readonly<Record<string, Hue>> = {
   running: "cyan",
   cancelled: "dim",
   interrupted: "yellow",
+  suspended: "yellow",
 };
 
 /** A task waiting for a person (an approval) stands out: someone has to act. */

@@ -30,6 +30,7 @@ export function exitForState(state: TaskState, stoppedBy?: StoppedBy): ExitCode 
     case "queued":
     case "running":
     case "interrupted":
+    case "suspended":
       return EXIT.failed;
   }
 }

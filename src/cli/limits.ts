@@ -17,4 +17,9 @@ export const CLI_LIMITS = {
   failureTailLineBytes: 300,
   /** The events a failed task's tail shows: the last few say what the host and runner did last. */
   failureTailEvents: 8,
+  /**
+   * How often a process that waits for a suspended task's resume time looks at the task: a
+   * cancel, a removal or someone else's resume ends the wait within this, at one small read.
+   */
+  resumeLookMs: 1000,
 } as const;

@@ -15,9 +15,15 @@ export const NOBODY_RUNS_GRACE_MS = 2_000;
 /** How often the task's state is looked at meanwhile: one lock probe and a few small reads. */
 const LOOK_EVERY_MS = 200;
 
-type Unattended = "created" | "interrupted";
+type Unattended = "created" | "interrupted" | "suspended";
 
-function isUnattended(state: TaskState): state is Unattended {
+/**
+ * Whether nobody will run the task by itself: created, interrupted, or suspended with no time to
+ * resume at (a suspension on request waits for `warden resume`; one for a usage limit resumes
+ * at its reset).
+ */
+function isUnattended(state: TaskState, resumeAt: number | undefined): state is Unattended {
+  if (state === "suspended") return resumeAt === undefined;
   return state === "created" || state === "interrupted";
 }
 
@@ -26,13 +32,16 @@ export function nobodyRunsError(id: string, state: Unattended, expired: boolean)
   const what =
     state === "created"
       ? `task ${id} was created but nobody runs it`
-      : `task ${id} was interrupted (its runner stopped) and nobody runs it`;
+      : state === "suspended"
+        ? `task ${id} is suspended until someone resumes it`
+        : `task ${id} was interrupted (its runner stopped) and nobody runs it`;
   if (expired) {
     return new TaskNotRunningError(`${what}, and its deadline has passed`, {
       hint: `it can no longer run; remove it with \`warden rm ${id}\`, or run it again as a new task`,
     });
   }
-  return new TaskNotRunningError(what, { hint: `start it with \`warden start ${id}\`` });
+  const verb = state === "suspended" ? "resume" : "start";
+  return new TaskNotRunningError(what, { hint: `${verb} it with \`warden ${verb} ${id}\`` });
 }
 
 /**
@@ -48,7 +57,7 @@ export async function whenNobodyRuns(
   while (!signal.aborted) {
     const details = await tasks.get(id);
     const now = Date.now();
-    if (!isUnattended(details.state)) unattendedSince = undefined;
+    if (!isUnattended(details.state, details.suspension?.resumeAt)) unattendedSince = undefined;
     else {
       unattendedSince ??= now;
       if (now - unattendedSince >= NOBODY_RUNS_GRACE_MS) {

@@ -4,7 +4,7 @@
 // ends the wait, and killing this process gives its place back (runQueue.ts in the store).
 import { loadConfig } from "../config/index.js";
 import { makeReporter } from "../host/index.js";
-import { awaitTurn, TaskNotFoundError, type Tasks } from "../store/index.js";
+import { AlreadyQueuedError, awaitTurn, TaskNotFoundError, type Tasks } from "../store/index.js";
 import { EXIT, type ExitCode } from "./exitCodes.js";
 import { runForeground, type ForegroundOptions } from "./foreground.js";
 
@@ -33,18 +33,20 @@ export async function runInTurn(
     shortId: await tasks.shortId(id),
     quiet: options.quiet === true,
   });
-  const turn = await awaitTurn({
-    dataDir: tasks.dataDir,
-    id,
-    maxRunning,
-    isOver: () => needsNoTurn(tasks, id),
-    onWait: (ahead) => {
-      reporter.note(
-        `queued: ${ahead} ahead; this machine runs ${maxRunning} background ` +
-          `task${maxRunning === 1 ? "" : "s"} at once (maxRunning)`,
-      );
-    },
-  });
+  const takeTurn = () =>
+    awaitTurn({
+      dataDir: tasks.dataDir,
+      id,
+      maxRunning,
+      isOver: () => needsNoTurn(tasks, id),
+      onWait: (ahead) => {
+        reporter.note(
+          `queued: ${ahead} ahead; this machine runs ${maxRunning} background ` +
+            `task${maxRunning === 1 ? "" : "s"} at once (maxRunning)`,
+        );
+      },
+    });
+  let turn = await takeTurn();
   if (turn === undefined) {
     const details = await tasks.get(id).catch(() => undefined);
     if (details === undefined) {
@@ -57,8 +59,25 @@ export async function runInTurn(
       return EXIT.failed;
     }
   }
+  // While the task waits for a usage limit's reset its turn is given back, and taken again after.
+  const turns = {
+    giveBack: () => {
+      turn?.release();
+      turn = undefined;
+    },
+    take: async () => {
+      try {
+        turn = await takeTurn();
+      } catch (error) {
+        // Another background run queued it meanwhile (`warden serve`, `resume --detach`).
+        if (error instanceof AlreadyQueuedError) return false;
+        throw error;
+      }
+      return turn !== undefined;
+    },
+  };
   try {
-    return await runForeground(tasks, id, options);
+    return await runForeground(tasks, id, { ...options, turn: turns });
   } finally {
     turn?.release();
   }

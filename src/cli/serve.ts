@@ -12,6 +12,7 @@ import {
   readOrMakeToken,
   readPageFiles,
   rotateToken,
+  startDueResumer,
   startNotifier,
   startWebServer,
 } from "../web/index.js";
@@ -48,8 +49,9 @@ export function registerServe(program: Command): void {
       "Serve a web dashboard of the data directory: the tasks live, each task's events, " +
         "approvals, messages, cancel and changes. It listens on 127.0.0.1 unless --listen says " +
         "otherwise, and every request needs the access token, kept 0600 in the data directory " +
-        "and printed with the address once. It runs no task itself: tasks run whether it is up " +
-        "or not, and it can stop and start at any time.",
+        "and printed with the address once. Tasks run whether it is up or not, and it can stop " +
+        "and start at any time; while it is up it resumes, in the background, each suspended " +
+        "task whose usage limit has reset when the process that ran it is gone.",
     )
     .option("--listen <address:port>", "where to listen", DEFAULT_LISTEN)
     .option("--public", "allow an address other machines can reach (the page has no TLS)")
@@ -79,20 +81,28 @@ export function registerServe(program: Command): void {
           "warning: the dashboard speaks plain HTTP; anyone on the network path can read the token. Put a TLS proxy in front of it.\n",
         );
       }
+      const runInBackground = async (id: string): Promise<void> => {
+        const detached = await detach(tasks, id);
+        if (detached.failed !== undefined) {
+          throw new BackgroundRunError(
+            `the background run of ${id} ended before it started the task`,
+            { hint: `see ${detached.log}, fix what it says, then run \`warden start ${id}\`` },
+          );
+        }
+      };
       const server = await startWebServer({
         tasks,
         host: listen.host,
         port: listen.port,
         token,
         page,
-        runInBackground: async (id) => {
-          const detached = await detach(tasks, id);
-          if (detached.failed !== undefined) {
-            throw new BackgroundRunError(
-              `the background run of ${id} ended before it started the task`,
-              { hint: `see ${detached.log}, fix what it says, then run \`warden start ${id}\`` },
-            );
-          }
+        runInBackground,
+      });
+      // Suspended tasks whose usage limit has reset, and whose own process is gone.
+      const resumer = startDueResumer(tasks, {
+        runInBackground,
+        onProblem: (message) => {
+          process.stderr.write(`warden serve: ${message}\n`);
         },
       });
       const notifier =
@@ -114,6 +124,7 @@ export function registerServe(program: Command): void {
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
       });
+      resumer.close();
       await Promise.all([server.close(), notifier?.close()]);
     });
 }

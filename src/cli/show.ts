@@ -12,7 +12,7 @@ import { failureTail } from "./failureTail.js";
 import { mcpServersView } from "./mcpView.js";
 import { settingsLines } from "./settingsText.js";
 import { setupText, setupView } from "./setupView.js";
-import { detailsView, nextSteps, printJson, stateWords } from "./taskView.js";
+import { detailsView, nextSteps, printJson, stateWords, type TaskView } from "./taskView.js";
 import { eventLine } from "./watch.js";
 import { workspaceLines, workspacesView } from "./workspacesView.js";
 
@@ -165,6 +165,7 @@ export function registerShow(program: Command): void {
         ["parent", details.parent ?? undefined],
         ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
         ["cancel", view.cancelRequested ? "requested" : undefined],
+        ["suspended", suspendedText(view, short, now)],
         ["setup", setup === undefined ? undefined : setupText(setup)],
         ["agent", agentLine(details, activity)],
         // The relay's measure: what the host counts against the task's budget.
@@ -208,4 +209,18 @@ export function registerShow(program: Command): void {
       }
       for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
     });
+}
+
+/** Why a suspended task is suspended and when it goes on, with the verb that resumes it now. */
+function suspendedText(view: TaskView, short: string, now: number): string | undefined {
+  const suspended = view.suspended;
+  if (suspended === undefined) return undefined;
+  const why = suspended.reason === "usage_limit" ? "the model API's usage limit" : "on request";
+  const since = timeText(Date.parse(suspended.at), now);
+  const until =
+    suspended.resumeAt === undefined
+      ? `; \`warden resume ${short}\` runs it on`
+      : `; resumes by itself at ${timeText(Date.parse(suspended.resumeAt), now)}`;
+  const detail = suspended.detail === undefined ? "" : ` (${suspended.detail})`;
+  return `${why} since ${since}${detail}${until}`;
 }

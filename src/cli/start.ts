@@ -1,4 +1,4 @@
-// `warden start`: run a created or interrupted task, in the foreground or (--detach) in the
+// `warden start`: run a created, interrupted or suspended task, in the foreground or (--detach) in the
 // background, in turn with the machine's other background runs.
 import { Option, type Command } from "commander";
 import { openTasks } from "./context.js";
@@ -17,10 +17,11 @@ interface StartFlags {
 export function registerStart(program: Command): void {
   program
     .command("start")
-    .summary("run a created or interrupted task")
+    .summary("run a created, interrupted or suspended task")
     .description(
       "Run a task that was created and not yet run, or that was interrupted (its process died): " +
-        "it runs again from its immutable spec, in a fresh workspace. A finished, cancelled or " +
+        "it runs again from its immutable spec, in a fresh workspace. A suspended task runs on " +
+        "as `warden resume` runs it. A finished, cancelled or " +
         "expired task is refused. With --detach it runs in the background, and waits its turn " +
         "(`queued`) while maxRunning background tasks run on this machine.",
     )

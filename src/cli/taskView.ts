@@ -1,5 +1,6 @@
 // How a task is shown: one JSON object (--json) or a few lines of text. The same shape for run,
 // create, start, wait and show, so scripts read every verb the same way.
+import { timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import {
   isExpired,
@@ -33,6 +34,8 @@ export interface TaskView {
   expired?: true;
   /** Once finished, for a task that bound workspaces: whether each bound one changed. */
   workspaces?: { name: string; changes: boolean }[];
+  /** While suspended: why (`request` or `usage_limit`), and when it resumes by itself. */
+  suspended?: { reason: string; at: string; resumeAt?: string; detail?: string };
 }
 
 function iso(ms: number): string {
@@ -71,6 +74,12 @@ export function taskView(
     view.head = verified.head ?? null;
     view.changes = verified.changes ?? false;
   }
+  const suspension = summary.suspension;
+  if (summary.state === "suspended" && suspension !== undefined) {
+    view.suspended = { reason: suspension.reason, at: iso(suspension.at) };
+    if (suspension.resumeAt !== undefined) view.suspended.resumeAt = iso(suspension.resumeAt);
+    if (suspension.detail !== undefined) view.suspended.detail = suspension.detail;
+  }
   if (summary.finishedAt !== undefined) view.finishedAt = iso(summary.finishedAt);
   if (summary.summary !== undefined) view.summary = summary.summary;
   if (extra.terminal?.error !== undefined) view.error = extra.terminal.error;
@@ -85,9 +94,16 @@ export function taskView(
   return view;
 }
 
-/** The state in words: `failed (deadline)`, `created (expired)`, or the state alone. */
+/**
+ * The state in words: `failed (deadline)`, `created (expired)`, `suspended (until 14:02:11)`,
+ * or the state alone.
+ */
 export function stateWords(view: TaskView, gap = " "): string {
   if (view.stoppedBy != null) return `${view.state}${gap}(${view.stoppedBy})`;
+  const resumeAt = view.suspended?.resumeAt;
+  if (view.expired !== true && resumeAt !== undefined) {
+    return `${view.state}${gap}(until ${timeText(Date.parse(resumeAt), Date.now())})`;
+  }
   return view.expired === true ? `${view.state}${gap}(expired)` : view.state;
 }
 

@@ -36,6 +36,10 @@ export const VERB_FILES: readonly VerbFile[] = [
     load: async () => (await import("./approve.js")).registerApprove,
   },
   { runs: ["cancel"], load: async () => (await import("./cancel.js")).registerCancel },
+  {
+    runs: ["suspend", "resume"],
+    load: async () => (await import("./suspend.js")).registerSuspend,
+  },
   { runs: ["wait"], load: async () => (await import("./wait.js")).registerWait },
   { runs: ["exec"], load: async () => (await import("./exec.js")).registerExec },
   { runs: ["shell"], load: async () => (await import("./shell.js")).registerShell },

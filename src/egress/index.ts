@@ -39,3 +39,4 @@ export { checkApi, type ApiCheck, type ApiVerdict } from "./checkApi.js";
 export { API_KINDS, type ApiKind } from "./relayApis.js";
 export type { RequestUsage, SpendGate, SpendRefusal } from "./spendGate.js";
 export { allowsTarget } from "./allowsTarget.js";
+export { usageLimitOf, usageLimitInBody, type UsageLimit } from "./usageLimit.js";

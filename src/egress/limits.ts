@@ -91,6 +91,15 @@ export const EGRESS_LIMITS = {
   meterModelNameChars: 128,
   /** Distinct unpriced model names the relay warns of; past it the warnings stop. */
   meterUnpricedWarnings: 32,
+  /**
+   * The body of a 429 answer the relay copies aside to read a reset time from (Gemini's
+   * retryDelay): such an error is a few hundred bytes; past this the copy is dropped.
+   */
+  limitBodyBytes: 64 * KiB,
+  /** A reset header's value longer than this is no time, and is not read. */
+  limitValueChars: 64,
+  /** The furthest reset taken at its word: past a year the value is nonsense, not a limit. */
+  limitFurthestResetMs: 366 * 24 * 3600 * 1000,
   /** How often node checks the header and request timeouts of open connections. */
   timeoutCheckIntervalMs: 1_000,
 } as const;

@@ -31,6 +31,8 @@ import { closeServer, listenOn } from "./socketServer.js";
 import type { SpendGate, SpendRefusal } from "./spendGate.js";
 import { rejectedBy, unreachableBy } from "./upstreamFailure.js";
 import { priceFinder, UsageMeter, type MeterContext } from "./usageMeter.js";
+import { watchLimit } from "./limitWatch.js";
+import type { UsageLimit } from "./usageLimit.js";
 
 export interface RelayOptions {
   /** Where to listen; the directory should be private to the task (see startEgress). */
@@ -69,6 +71,11 @@ export interface RelayOptions {
    * API's highest prices. Only called when `spend` is given.
    */
   readonly onUnpricedModel?: (model: string) => void;
+  /**
+   * Told of each 429 answer that names when its limit resets (limitWatch.ts): the agent still
+   * gets the answer as it came, and the caller decides whether the task waits for the reset.
+   */
+  readonly onUsageLimit?: (limit: UsageLimit) => void;
 }
 
 export interface RunningRelay {
@@ -143,6 +150,7 @@ class Relay {
   readonly #onFailure: (failure: UpstreamFailure) => void;
   readonly #spend: SpendGate | undefined;
   readonly #price: MeterContext["price"];
+  readonly #onLimit: ((limit: UsageLimit) => void) | undefined;
   readonly server: Server;
 
   constructor(
@@ -150,8 +158,9 @@ class Relay {
     upstream: Upstream,
     auth: RelayAuth,
     onFailure: (failure: UpstreamFailure) => void,
-    spend: Pick<RelayOptions, "spend" | "onUnpricedModel">,
+    spend: Pick<RelayOptions, "spend" | "onUnpricedModel" | "onUsageLimit">,
   ) {
+    this.#onLimit = spend.onUsageLimit;
     this.#api = api;
     this.#upstream = upstream;
     this.#auth = auth;
@@ -258,6 +267,7 @@ class Relay {
       }
       const failure = rejectedBy(this.#api, this.#upstream, answer.statusCode ?? 0);
       if (failure !== undefined) this.#report(failure);
+      if (this.#onLimit !== undefined) watchLimit(this.#api, answer, Date.now, this.#onLimit);
       if (!isPlainBody(answer.headers["content-encoding"])) {
         answer.destroy();
         fail(
@@ -383,6 +393,7 @@ export async function startRelay(options: RelayOptions): Promise<RunningRelay> {
   const relay = new Relay(api, upstream, auth, options.onUpstreamFailure ?? (() => undefined), {
     spend: options.spend,
     onUnpricedModel: options.onUnpricedModel,
+    onUsageLimit: options.onUsageLimit,
   });
   await relay.listen(options.socketPath);
   return { close: () => relay.close() };

@@ -229,6 +229,9 @@ export function decideEnd(facts: EndFacts): TerminalInput {
         });
       }
       break;
+    // A stop to suspend never ends the task here: suspensionEnd.ts decides it first.
+    case "suspend":
+    case "usage_limit":
     case "bound":
     case "refused":
     case undefined:

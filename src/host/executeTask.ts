@@ -29,7 +29,13 @@ import {
   type Result,
 } from "../protocol/index.js";
 import type { RunningSandbox, SandboxBackendOptions, SandboxExit } from "../sandbox/index.js";
-import type { Attachment, Tasks, TerminalInput, TerminalRecord } from "../store/index.js";
+import type {
+  Attachment,
+  SuspendRecord,
+  Tasks,
+  TerminalInput,
+  TerminalRecord,
+} from "../store/index.js";
 import {
   ApprovalDesk,
   OUTPUT_EVENT_TYPE,
@@ -59,6 +65,8 @@ import { guestSetup, planSetupAttach, type SetupAttach } from "./setupPlan.js";
 import { verifyWorkspaces } from "./workspaceFacts.js";
 import { leaseWorkspaces, writeWorkspacesShare } from "./workspaceShare.js";
 import { copyTaskSkills } from "./taskSkills.js";
+import { suspensionEnd, type SuspendInput } from "./suspensionEnd.js";
+import { USAGE_LIMIT_EVENT_TYPE, UsageLimitWait } from "./usageLimitWait.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -80,7 +88,9 @@ export interface ExecuteOptions {
 }
 
 export type ExecuteOutcome =
-  { kind: "finished"; id: string; terminal: TerminalRecord } | { kind: "interrupted"; id: string };
+  | { kind: "finished"; id: string; terminal: TerminalRecord }
+  | { kind: "interrupted"; id: string }
+  | { kind: "suspended"; id: string; suspension: SuspendRecord };
 
 /** The API relay of the attach, and the key the agent holds in place of the real one. */
 type Relay = RelayHostSettings & { readonly placeholder: string };
@@ -124,6 +134,28 @@ class TaskRun {
   private setupPhase: SetupPhase | undefined;
   /** The relay's spend gate (the task's, its tree's and the day's caps), when there is a relay. */
   private spending: TaskSpending | undefined;
+  /** The stops of the running sandbox, once armed: a turn boundary may trigger a suspension. */
+  private stops: StopTriggers | undefined;
+  /** The API's usage limit that suspends the task, or ends it when it resets past the deadline. */
+  private readonly usageLimit = new UsageLimitWait(
+    () => this.plan.spec.deadline,
+    Date.now,
+    ({ limit, verdict }) => {
+      const resumeAt = verdict.kind === "wait" ? verdict.resumeAt : undefined;
+      this.attachment.appendEvent(USAGE_LIMIT_EVENT_TYPE, {
+        api: limit.api,
+        resetAt: limit.resetAt,
+        source: limit.source,
+        verdict: verdict.kind,
+        ...(resumeAt === undefined ? {} : { resumeAt }),
+      });
+      this.warn(
+        verdict.kind === "wait"
+          ? `the ${limit.api} API's usage limit was reached; the task is suspended until ${new Date(resumeAt ?? 0).toISOString()}`
+          : `the ${limit.api} API's usage limit resets at ${new Date(limit.resetAt).toISOString()}, after the task's deadline`,
+      );
+    },
+  );
   /** A refused key or an upstream that is not there: shown at once, and it ends the task. */
   private readonly apiFailure = new FirstApiFailure((failure) => {
     this.attachment.appendEvent(API_FAILURE_EVENT_TYPE, { ...failure });
@@ -142,8 +174,11 @@ class TaskRun {
     this.layout = taskLayout(dataDir, attachment.id);
   }
 
-  /** The terminal input, or "interrupted" when the host itself was told to stop. */
-  async run(): Promise<TerminalInput | "interrupted"> {
+  /**
+   * The terminal input, or "interrupted" when the host itself was told to stop, or how the task
+   * is suspended (on request, or until a usage limit resets).
+   */
+  async run(): Promise<TerminalInput | SuspendInput | "interrupted"> {
     const trace = this.trace;
     try {
       await trace.around("prepare the attach", this.prepare());
@@ -163,6 +198,12 @@ class TaskRun {
       const sandbox = await trace.around("start the sandbox", this.startSandbox(gates));
       const end = await trace.around("sandbox running", this.awaitEnd(sandbox));
       if (end === "interrupted") return end;
+      const suspended = suspensionEnd(end.stop, this.usageLimit.deciding, {
+        base: this.plan.spec.base,
+        attempt: this.attachment.attempt,
+        sandbox: this.plan.backend.name,
+      });
+      if (suspended !== undefined) return suspended;
       return await trace.around("judge the results", this.judge(end));
     } catch (error) {
       return this.failed(error);
@@ -384,6 +425,9 @@ class TaskRun {
                 onUpstreamFailure: (failure) => {
                   this.apiFailure.report(failure);
                 },
+                onUsageLimit: (limit) => {
+                  this.usageLimit.report(limit);
+                },
                 ...(spend === undefined
                   ? {}
                   : {
@@ -413,6 +457,12 @@ class TaskRun {
         reporter: this.reporter,
       }),
       onAgentEvent: (event) => {
+        // After the rest of the batch: a step's tool results come just after its turn_ended.
+        if (event.type === "turn_ended") {
+          setImmediate(() => {
+            this.atTurnBoundary();
+          });
+        }
         const { type, ...fields } = event;
         const text = eventText("agent", { kind: type, ...fields });
         if (text !== undefined) this.reporter.progress(`agent: ${text}`);
@@ -512,8 +562,12 @@ class TaskRun {
    */
   private async awaitEnd(sandbox: RunningSandbox): Promise<SandboxEnd | "interrupted"> {
     const stops = this.armStops(sandbox);
+    this.stops = stops;
     this.apiFailure.arm(() => {
       stops.trigger("api");
+    });
+    this.usageLimit.arm(() => {
+      stops.trigger("usage_limit");
     });
     this.spending?.arm(() => {
       stops.trigger("budget");
@@ -548,7 +602,9 @@ class TaskRun {
       throw error;
     } finally {
       this.apiFailure.disarm();
+      this.usageLimit.disarm();
       this.spending?.disarm();
+      this.stops = undefined;
       stops.close();
     }
   }
@@ -560,9 +616,20 @@ class TaskRun {
     // that hangs would end it first.
     const limit = host.guest.debug === true ? undefined : hostLimitMs(host.guest.timeoutSeconds);
     const grace = this.options.stopGraceMs ?? HOST_LIMITS.stopGraceMs;
+    // An agent that reports no turns (a command) has no boundary to wait for: it suspends at once.
+    const turns = host.guest.agent !== "command";
     return new StopTriggers({
       dir: this.layout.dir,
       cancelRequested: () => this.attachment.cancelRequested(),
+      suspendNow: () => {
+        try {
+          const request = this.attachment.suspendRequest();
+          return request !== undefined && (request.now || !turns);
+        } catch {
+          // A damaged request is no request; `warden suspend` writes it whole.
+          return false;
+        }
+      },
       deadline: spec.deadline,
       hostLimitAt: limit === undefined ? undefined : Date.now() + limit,
       now: Date.now,
@@ -573,6 +640,24 @@ class TaskRun {
         void sandbox.stop(reason === "refused" ? HOST_LIMITS.refusedGraceMs : grace);
       },
     });
+  }
+
+  /**
+   * The agent finished a turn (for Claude Code a step: an assistant message and its tool
+   * results): a request to suspend waits for this moment, so the agent stops between steps
+   * rather than inside one. The one place a turn boundary acts on the run.
+   */
+  atTurnBoundary(): void {
+    if (this.stops === undefined) return;
+    if (this.attachment.released) return;
+    let asked: boolean;
+    try {
+      asked = this.attachment.suspendRequest() !== undefined;
+    } catch {
+      // A damaged request is no request; `warden suspend` writes it whole.
+      asked = false;
+    }
+    if (asked) this.stops.trigger("suspend");
   }
 
   /** Checks the results against what the host knows, and decides the terminal record. */
@@ -679,6 +764,8 @@ const STOP_WORDS: Record<StopReason, string> = {
   bound: "it reached one of its bounds",
   api: "the model API failed in a way no retry mends",
   budget: "it reached a spending cap",
+  suspend: "the task is being suspended; `warden resume` runs it on",
+  usage_limit: "the model API's usage limit was reached",
 };
 
 /**
@@ -703,6 +790,18 @@ export async function executeTask(
   try {
     const input = await run.run();
     if (input === "interrupted") return { kind: "interrupted", id };
+    if ("suspend" in input) {
+      const suspension = await trace.around(
+        "record the suspension",
+        attachment.suspend(input.suspend),
+      );
+      reporter.note(
+        suspension.resumeAt === undefined
+          ? "suspended: `warden resume` runs it on"
+          : `suspended until ${new Date(suspension.resumeAt).toISOString()}`,
+      );
+      return { kind: "suspended", id, suspension };
+    }
     // The end is recorded while the attach's directories are removed: neither needs the other.
     const [terminal] = await Promise.all([
       trace.around("record the end", attachment.finish(input)),

@@ -97,6 +97,16 @@ export const HOST_LIMITS = {
   mcpConfigFileBytes: 64 * 1024,
   /** --mcp-config files of one task: each adds servers to one set that MCP_LIMITS bounds. */
   mcpConfigFiles: 16,
+  /**
+   * A usage limit that resets sooner than this is left to the agent's own retries: suspending
+   * costs a sandbox's stop and start, more than a few seconds' wait.
+   */
+  usageLimitMinWaitMs: 5 * SECOND,
+  /**
+   * A usage limit's reset is waited past by this much before the task resumes: clocks differ
+   * between the API and this host, and a resume a moment early would meet the limit again.
+   */
+  usageLimitMarginMs: 1 * SECOND,
 } as const;
 
 /**

@@ -2,17 +2,29 @@
 // deadline, the host's own time limit, the host process itself being told to stop, or results
 // the host refused, or a bound of the sandbox (memory, processes, disk) reached, or the model
 // API failing for good (a refused key, nothing listening), or a spending cap reached (the relay's
-// spend gate refused a request). The first reason wins; it is reported once.
+// spend gate refused a request), or a request to suspend the task (at once, or at the agent's
+// next turn boundary), or the API's usage limit. The first reason wins; it is reported once.
 import { watch, type FSWatcher } from "node:fs";
 import { HOST_LIMITS } from "./limits.js";
 
 export type StopReason =
-  "cancel" | "deadline" | "host_timeout" | "interrupt" | "refused" | "bound" | "api" | "budget";
+  | "cancel"
+  | "deadline"
+  | "host_timeout"
+  | "interrupt"
+  | "refused"
+  | "bound"
+  | "api"
+  | "budget"
+  | "suspend"
+  | "usage_limit";
 
 export interface StopTriggerOptions {
   /** The task's directory, watched for the `cancel` file. */
   dir: string;
   cancelRequested: () => boolean;
+  /** Whether a request to suspend the task at once (not at a turn boundary) is there. */
+  suspendNow?: () => boolean;
   /** ms since the epoch. */
   deadline: number;
   /** ms since the epoch; undefined for none. */
@@ -23,9 +35,13 @@ export interface StopTriggerOptions {
   onStop: (reason: StopReason) => void;
 }
 
-/** The reason due at `now`, if any. Pure: the cancel request first, then the bounds. */
+/**
+ * The reason due at `now`, if any. Pure: the cancel request first, then the bounds, then a
+ * request to suspend at once (a task past its deadline ends rather than suspends).
+ */
 export function dueReason(facts: {
   cancelRequested: boolean;
+  suspendNow?: boolean;
   now: number;
   deadline: number;
   hostLimitAt: number | undefined;
@@ -33,6 +49,7 @@ export function dueReason(facts: {
   if (facts.cancelRequested) return "cancel";
   if (facts.now >= facts.deadline) return "deadline";
   if (facts.hostLimitAt !== undefined && facts.now >= facts.hostLimitAt) return "host_timeout";
+  if (facts.suspendNow === true) return "suspend";
   return undefined;
 }
 
@@ -77,6 +94,7 @@ export class StopTriggers {
     if (this.#reason !== undefined) return;
     const reason = dueReason({
       cancelRequested: this.#options.cancelRequested(),
+      suspendNow: this.#options.suspendNow?.() === true,
       now: this.#options.now(),
       deadline: this.#options.deadline,
       hostLimitAt: this.#options.hostLimitAt,

@@ -5,6 +5,7 @@ import type { ReplyFilePiece } from "./replyFiles.js";
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definedFields } from "../lang/index.js";
+import { cutText } from "../protocol/index.js";
 import type { HeldLock } from "./attachLock.js";
 import { writeFileAtomic } from "./atomicFile.js";
 import type { StoreContext } from "./context.js";
@@ -36,6 +37,13 @@ import type { TaskSpec } from "./spec.js";
 import { runningChildren } from "./state.js";
 import type { TaskPaths } from "./taskDir.js";
 import { buildTerminal, type TerminalInput } from "./buildTerminal.js";
+import {
+  clearSuspension,
+  readSuspendRequestSync,
+  writeSuspended,
+  type SuspendRecord,
+  type SuspendRequest,
+} from "./suspension.js";
 import type { TerminalRecord } from "./terminalRecord.js";
 
 export interface FinishOptions {
@@ -109,9 +117,11 @@ export class Attachment {
         await requeueInFlight(paths, ctx.hooks);
         // Prompts a dead executor left waiting were asked by a run that is gone.
         await expireApprovals(paths, RUN_GONE, now, ctx.hooks);
+        // Running it again ends a suspension, and a request to suspend a run that is gone.
+        const resumed = clearSuspension(paths);
         log.appendStoreEvent(
           STORE_EVENTS.attached,
-          { attempt, pid: process.pid, host: ctx.host },
+          definedFields({ attempt, pid: process.pid, host: ctx.host, resumed: resumed?.reason }),
           now,
         );
       }
@@ -273,6 +283,44 @@ export class Attachment {
       }
       await sleep(CHILD_POLL_MS);
     }
+  }
+
+  /** A request to suspend the task, when someone made one (the `suspend` file). */
+  suspendRequest(): SuspendRequest | undefined {
+    return readSuspendRequestSync(this.#paths);
+  }
+
+  /**
+   * Suspends the task and lets go of it: appends a `suspended` event, writes suspended.json,
+   * then releases the lock, so the task reads `suspended` (never `interrupted`) once it is free.
+   * Unlike finish it does not wait for running children: they keep their own executors and
+   * deadlines, and the parent has not ended.
+   */
+  async suspend(input: {
+    reason: SuspendRecord["reason"];
+    resumeAt?: number;
+    detail?: string;
+  }): Promise<SuspendRecord> {
+    this.#open();
+    const at = this.#ctx.now();
+    this.#log.appendStoreEvent(
+      STORE_EVENTS.suspended,
+      definedFields({ reason: input.reason, resumeAt: input.resumeAt }),
+      at,
+    );
+    const record: SuspendRecord = definedFields({
+      reason: input.reason,
+      at,
+      resumeAt: input.resumeAt,
+      detail:
+        input.detail === undefined
+          ? undefined
+          : cutText(input.detail, STORE_LIMITS.summaryBytes).text,
+      lastSeq: this.#log.lastSeq,
+    });
+    await writeSuspended(this.#paths, record, this.#ctx.hooks);
+    this.release();
+    return record;
   }
 
   /** Lets go of the task without recording an end: it reads `interrupted` until attached again. */

@@ -36,7 +36,7 @@ export interface CreateOptions {
   beforeWrite?: () => Promise<void>;
 }
 
-async function writeNewFile(path: string, bytes: string): Promise<void> {
+export async function writeNewFile(path: string, bytes: string): Promise<void> {
   const handle = await open(path, "wx", FILE_MODE);
   try {
     await handle.writeFile(bytes);

@@ -395,3 +395,19 @@ export class ApproveNotAllowedError extends EdgeRefusalError<ApproveRefusal> {
     "a task may answer only its descendants' requests; a person answers from outside any task";
   readonly code: string = "APPROVE_NOT_ALLOWED";
 }
+
+/** Suspend asks an executor to stop the task; a task nobody runs has none to ask. */
+export class NotSuspendableError extends StoreError {
+  static override readonly hint =
+    "only a running task can be suspended; `warden ls` shows which run, and `warden cancel` ends one";
+  readonly code: string = "NOT_SUSPENDABLE";
+  readonly exitClass = "operational";
+}
+
+/** Resume runs a suspended task on; any other state has nothing to resume. */
+export class NotSuspendedError extends StoreError {
+  static override readonly hint =
+    "`warden start` runs a created or interrupted task; `warden show` says what state it is in";
+  readonly code: string = "NOT_SUSPENDED";
+  readonly exitClass = "operational";
+}

@@ -13,6 +13,8 @@ export const STORE_EVENTS = {
   attached: "attached",
   /** The terminal record is about to be written: `state`, `stoppedBy`. */
   finished: "finished",
+  /** The executor suspended the task and is letting go: `reason`, `resumeAt` when it has one. */
+  suspended: "suspended",
   /** The file reached its size bound; later events were dropped. */
   logFull: "log_full",
 } as const;

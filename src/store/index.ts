@@ -6,7 +6,15 @@ export {
   type SendOptions,
   type CancelOptions,
   type ApproveOptions,
+  type SuspendOptions,
 } from "./tasks.js";
+export type { SuspendOutcome } from "./suspendTask.js";
+export {
+  SUSPEND_REASONS,
+  type SuspendReason,
+  type SuspendRecord,
+  type SuspendRequest,
+} from "./suspension.js";
 export { Attachment, type FinishOptions } from "./attachment.js";
 export type { CreateOptions } from "./createTask.js";
 export type { CancelOutcome } from "./cancelTask.js";

@@ -10,6 +10,7 @@ import { readApprovals } from "./approvals.js";
 import { readInbox, type MessageState } from "./inbox.js";
 import { listChildren, readCancelSync, readFullSpec, readSpecSync } from "./readTask.js";
 import type { StoredSpec, TaskSpec } from "./spec.js";
+import type { SuspendRecord } from "./suspension.js";
 import { deriveState, type DerivedState, type TaskState } from "./state.js";
 import type { TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
@@ -39,6 +40,10 @@ export interface TaskSummary {
   summaryCut?: boolean;
   /** Who runs it (pid, host, since), as the holder wrote it; only while running. */
   holder?: LockHolder;
+  /** Why it is suspended and when it resumes by itself; only while suspended. */
+  suspension?: SuspendRecord;
+  /** Only while suspended: whether a process waits to resume it at its resume time. */
+  resumeWaiter?: boolean;
   /** The creator's settings from spec.json: opaque to the store, read by the host for lists. */
   settings: Record<string, unknown>;
   /** Once finished: the host's facts from the terminal record (opaque to the store). */
@@ -89,6 +94,8 @@ export function summarize(
     }
   }
   if (derived.holder !== undefined) summary.holder = derived.holder;
+  if (derived.suspension !== undefined) summary.suspension = derived.suspension;
+  if (derived.resumeWaiter !== undefined) summary.resumeWaiter = derived.resumeWaiter;
   return summary;
 }
 

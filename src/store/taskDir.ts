@@ -31,6 +31,12 @@ export const TASK_FILES = {
   approvalsLock: "approvals.lock",
   /** flock(2)ed by a background runner from the moment it queues the task (runQueue.ts). */
   queueLock: "queue.lock",
+  /** Its existence is a request to suspend the running task; its content says when and how. */
+  suspendRequest: "suspend",
+  /** Written by the executor before it lets go of a task it suspended; removed by the next attach. */
+  suspended: "suspended.json",
+  /** flock(2)ed by the process that waits to resume a suspended task at its resume time. */
+  resumeLock: "resume.lock",
 } as const;
 
 /** The paths of one task, by name; the host's layout (host/taskLayout.ts) adds its own to them. */
@@ -86,5 +92,14 @@ export class TaskPaths {
   }
   get queueLock(): string {
     return join(this.dir, TASK_FILES.queueLock);
+  }
+  get suspendRequest(): string {
+    return join(this.dir, TASK_FILES.suspendRequest);
+  }
+  get suspended(): string {
+    return join(this.dir, TASK_FILES.suspended);
+  }
+  get resumeLock(): string {
+    return join(this.dir, TASK_FILES.resumeLock);
   }
 }

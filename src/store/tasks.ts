@@ -38,6 +38,13 @@
 //     Policy (downward only), then a `cancel` file in the task and each unfinished descendant;
 //     tasks nobody runs are recorded cancelled at once, deepest first, each under its
 //     attach.lock taken for that moment. O(size of the subtree).
+//   suspend(id, { now?, by? })
+//     Policy (as cancel), then a `suspend` file in a running task: its executor stops the run at
+//     the agent's next turn boundary (or at once with `now`), writes suspended.json and lets go.
+//     Refused (NOT_SUSPENDABLE) when nobody runs it. The next attach removes both files.
+//   holdResumeWait(id)
+//     Takes resume.lock (non-blocking): held by the process that waits for a suspended task's
+//     resume time, so that others (`warden serve`) resume only tasks nobody waits for.
 //   wait(id, { timeoutMs, signal, by? })
 //     Policy (wait edges), a cycle check between trees (waits/.lock, briefly), then waits on
 //     fs.watch for terminal.json. A task nobody runs that is cancelled or past its deadline is
@@ -57,7 +64,7 @@
 //     Removes tasks finished longer ago than the age (never a task with a child it keeps), and
 //     what dead creators and removals left in tmp/. O(n).
 import { hostname } from "node:os";
-import { acquireLock, readCurrentHolder } from "./attachLock.js";
+import { acquireLock, readCurrentHolder, type HeldLock } from "./attachLock.js";
 import { holderText } from "./lockHolder.js";
 import { Attachment } from "./attachment.js";
 import type { StoreHooks } from "./atomicFile.js";
@@ -107,6 +114,7 @@ import {
   type TaskDetails,
   type TaskSummary,
 } from "./summary.js";
+import { suspendTask, type SuspendOutcome } from "./suspendTask.js";
 import { IdGenerator } from "./taskId.js";
 import { waitTask, type WaitOptions, type WaitOutcome } from "./waitTask.js";
 import { watchEvents, type WatchOptions } from "./watchEvents.js";
@@ -138,6 +146,13 @@ export interface ApproveOptions {
 
 export interface CancelOptions {
   /** The task that cancels (default: the one this process runs in); null for outside any task. */
+  by?: string | null;
+}
+
+export interface SuspendOptions {
+  /** Stop at once rather than at the agent's next turn boundary. */
+  now?: boolean;
+  /** The task that asks (default: the one this process runs in); null for outside any task. */
   by?: string | null;
 }
 
@@ -309,6 +324,19 @@ export class Tasks {
   async cancel(ref: string, options: CancelOptions = {}): Promise<CancelOutcome> {
     const id = await this.resolve(ref);
     return cancelTask(this.#ctx, id, this.#by(options.by));
+  }
+
+  async suspend(ref: string, options: SuspendOptions = {}): Promise<SuspendOutcome> {
+    const id = await this.resolve(ref);
+    return suspendTask(this.#ctx, id, this.#by(options.by), options.now === true);
+  }
+
+  /**
+   * Takes resume.lock, which says a process waits to resume the task at its resume time (so
+   * `warden serve` leaves it to that process); undefined when another process holds it.
+   */
+  async holdResumeWait(ref: string): Promise<HeldLock | undefined> {
+    return acquireLock(this.#ctx.paths(await this.resolve(ref)).resumeLock);
   }
 
   async wait(ref: string, options: WaitOptions = {}): Promise<WaitOutcome> {

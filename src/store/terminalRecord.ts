@@ -20,7 +20,8 @@ export type TerminalState = (typeof TERMINAL_STATES)[number];
 
 /**
  * The bound that ended a failed task, when one did: the task's time, the agent's own budget and
- * turns, or one of the sandbox's bounds as the host saw it (memory, processes, disk).
+ * turns, or one of the sandbox's bounds as the host saw it (memory, processes, disk), or the
+ * model API's usage limit, whose reset came after the deadline.
  */
 export const STOPPED_BY = [
   "deadline",
@@ -31,6 +32,7 @@ export const STOPPED_BY = [
   "processes",
   "disk",
   "setup",
+  "usage_limit",
 ] as const;
 export type StoppedBy = (typeof STOPPED_BY)[number];
 

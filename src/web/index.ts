@@ -5,3 +5,4 @@ export { BadListenError, NotLoopbackError, WebTokenError } from "./errors.js";
 export { readPageFiles, PageNotBuiltError } from "./pageFiles.js";
 export { parseListen, DEFAULT_LISTEN, type ListenAddress } from "./listenAddress.js";
 export { startNotifier, type NotifyOptions, type RunningNotifier } from "./notifier.js";
+export { dueForResume, startDueResumer, type RunningResumer } from "./dueResumes.js";

@@ -31,4 +31,9 @@ export const WEB_LIMITS = {
   notifyTimeoutMs: 30_000,
   /** Notifications waiting per target; past this the oldest are dropped and counted. */
   notifyQueue: 100,
+  /**
+   * How often the server looks for suspended tasks due to resume that no process waits for: a
+   * resume this late is nothing next to a usage limit's wait, and a scan is one list of the store.
+   */
+  resumeScanMs: 5_000,
 } as const;

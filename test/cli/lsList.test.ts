@@ -147,7 +147,7 @@ describeCli("ls", (ws) => {
     assert.match(wrong.stderr, /--state runing is not a state/);
     assert.match(
       wrong.stderr,
-      /created, queued, running, interrupted, succeeded, failed, cancelled, expired/,
+      /created, queued, running, interrupted, suspended, succeeded, failed, cancelled, expired/,
     );
     const json = await runCli(ws.dataDir, ["ls", "--json", "--state", "runing"]);
     assert.equal((JSON.parse(json.stdout) as { code: string }).code, "USAGE");

@@ -40,6 +40,14 @@ export type ScriptedTurn =
        * 400 its attempts with fewer beta headers); Infinity answers every request from here on.
        */
       readonly times?: number;
+      /**
+       * Answer every request with the error until the time this gives (ms since the epoch,
+       * asked at each request), then go on with the script: a limit that resets then.
+       * Overrides `times`.
+       */
+      readonly until?: () => number;
+      /** Headers of the error answer, made when it is sent (a reset time relative to now). */
+      readonly headers?: () => Record<string, string>;
     }
   /**
    * A stream that starts, writes the text and then stalls: for `stallMs` before it finishes
@@ -106,6 +114,7 @@ function apiError(
   status: number,
   error: { type: string; message: string },
   id: string,
+  headers: Record<string, string> = {},
 ): void {
   const body = JSON.stringify({
     type: "error",
@@ -113,6 +122,7 @@ function apiError(
     request_id: id,
   });
   res.writeHead(status, {
+    ...headers,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     "request-id": id,
@@ -271,7 +281,10 @@ export async function startScriptedAnthropic(
   const queue: { turn: ScriptedTurn; left: number }[] = [];
   const enqueue = (turns: readonly ScriptedTurn[]) => {
     for (const turn of turns)
-      queue.push({ turn, left: turn.kind === "error" ? (turn.times ?? 1) : 1 });
+      queue.push({
+        turn,
+        left: turn.kind !== "error" ? 1 : turn.until !== undefined ? Infinity : (turn.times ?? 1),
+      });
   };
   enqueue(script);
   const requests: RecordedRequest[] = [];
@@ -335,6 +348,11 @@ export async function startScriptedAnthropic(
         );
         return;
       }
+      // An error that holds until a time gives way to the rest of the script once it has come.
+      const head = queue[0]?.turn;
+      if (head?.kind === "error" && head.until !== undefined && Date.now() >= head.until()) {
+        queue.shift();
+      }
       const entry = queue[0];
       const turn = entry?.turn;
       if (entry !== undefined) {
@@ -348,7 +366,7 @@ export async function startScriptedAnthropic(
         return;
       }
       if (turn.kind === "error") {
-        apiError(res, turn.status, turn, id);
+        apiError(res, turn.status, turn, id, turn.headers?.());
         return;
       }
       await streamTurn(res, turn, model, serial, closing.signal);
