@@ -140,3 +140,17 @@ export {
   type McpServers,
   type McpStdioServer,
 } from "./mcpServers.js";
+export {
+  CHECKPOINT_LIMITS,
+  CHECKPOINT_SHARE_FILES,
+  CHECKPOINT_PARTS,
+  CHECKPOINT_WIP_MESSAGE,
+  INTERRUPTED_NOTE,
+  RESUME_REASONS,
+  SESSION_ID,
+  checkSessionFile,
+  resumeSettingsSchema,
+  type CheckpointPart,
+  type ResumeReason,
+  type ResumeSettings,
+} from "./checkpoint.js";

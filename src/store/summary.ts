@@ -8,12 +8,7 @@ import type { LockHolder } from "./lockHolder.js";
 import type { StoreContext } from "./context.js";
 import { readApprovals } from "./approvals.js";
 import { readInbox, type MessageState } from "./inbox.js";
-import {
-  listChildren,
-  readCancelSync,
-  readFullSpec,
-  readSpecSync,
-} from "./readTask.js";
+import { listChildren, readCancelSync, readFullSpec, readSpecSync } from "./readTask.js";
 import type { StoredSpec, TaskSpec } from "./spec.js";
 import { deriveState, type DerivedState, type TaskState } from "./state.js";
 import type { TaskPaths } from "./taskDir.js";
