@@ -69,6 +69,10 @@ describe("checkpoints, resume and continue with Claude Code", { skip: NO_CLAUDE_
       throw error;
     });
     await server.waitFor((r) => r.kind === "turn" && r.turn === 1);
+    const running = await warden(suite.ws, server, ["diff", id]);
+    assert.equal(running.code, 0, running.stderr);
+    assert.match(running.stdout, /\+written before the kill/, "diff of the running task");
+    assert.match(running.stderr, /as of checkpoint \d+/);
     process.kill(executorPid(suite.ws.dataDir, id), "SIGKILL");
     await until(async () => {
       const show = await warden(suite.ws, server, ["show", id, "--json"]);
