@@ -13,4 +13,5 @@ export {
   ChannelRefusedError,
   SetupFailedError,
   SetupTimeoutError,
+  CheckpointRestoreError,
 } from "./errors.js";
