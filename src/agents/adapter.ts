@@ -144,6 +144,12 @@ export interface AgentAdapter {
    */
   readonly resumable?: boolean;
   /**
+   * Where the agent keeps the file of session `sessionId` for a run in `cwd`, its home being
+   * `home`: what a checkpoint carries and a resume puts back. Absent, or undefined for a session
+   * it cannot name: the agent's sessions are not kept, and a resumed task starts a new one.
+   */
+  sessionFile?(home: string, cwd: string, sessionId: string): string | undefined;
+  /**
    * True when warden reads no events from the agent's output (a command): the runner sends its
    * stdout and stderr lines as `output` events while it runs, so that a watcher sees them.
    */

@@ -14,6 +14,7 @@ export type {
   AgentLaunch,
   AgentOutcome,
   AgentResultEvent,
+  AgentResume,
   AgentTask,
   PermissionPromptTool,
 } from "./adapter.js";

@@ -6,6 +6,7 @@ import { durationText, timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import type { ApprovalRequest, TaskDetails, TaskEvent, Tasks } from "../store/index.js";
 import { agentActivity, SHOWN_TYPES, type AgentActivity } from "./agentActivity.js";
+import { checkpointRows, checkpointView } from "./checkpointView.js";
 import { colourWanted, paintState } from "./colour.js";
 import { openTasks } from "./context.js";
 import { failureTail } from "./failureTail.js";
@@ -116,6 +117,7 @@ export function registerShow(program: Command): void {
       const setup = setupView(details.spec.settings, events);
       const spend = await spendOf(tasks, details);
       const workspaces = workspacesView(details);
+      const checkpoints = checkpointView(events);
       if (flags.json === true) {
         const { recent: _recent, ...counts } = activity ?? { recent: [] };
         printJson({
@@ -133,6 +135,7 @@ export function registerShow(program: Command): void {
           details: details.terminal?.details,
           setup,
           ...(workspaces.length === 0 ? {} : { workspaces }),
+          ...(checkpoints === undefined ? {} : { checkpoints }),
         });
         return;
       }
@@ -154,6 +157,7 @@ export function registerShow(program: Command): void {
         ["deadline", timeText(details.deadline, now)],
         ["finished", finishedText(details, now)],
         ["attempts", view.attempts === undefined ? undefined : String(view.attempts)],
+        ...checkpointRows(checkpoints, now),
         ["summary", view.summary],
         ["error", view.error],
         [

@@ -26,6 +26,7 @@ export const VERB_FILES: readonly VerbFile[] = [
   { runs: ["create"], load: async () => (await import("./create.js")).registerCreate },
   { runs: ["start"], load: async () => (await import("./start.js")).registerStart },
   { runs: ["rerun"], load: async () => (await import("./rerun.js")).registerRerun },
+  { runs: ["continue"], load: async () => (await import("./continue.js")).registerContinue },
   { runs: ["ls"], load: async () => (await import("./ls.js")).registerLs },
   { runs: ["show"], load: async () => (await import("./show.js")).registerShow },
   { runs: ["watch"], load: async () => (await import("./watch.js")).registerWatch },

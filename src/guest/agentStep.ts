@@ -12,6 +12,7 @@ import { RUN_MARKER_VAR } from "./agentEnvironment.js";
 import { AgentOutput } from "./agentOutput.js";
 import { resumeRuns, runOnce, type RunEnd, type Runs } from "./agentRuns.js";
 import type { AgentStepInput } from "./agentStepInput.js";
+import { placeSession, startCheckpoints, type Checkpoints } from "./agentSession.js";
 import { HostChannel } from "./hostChannel.js";
 import { LiveAgent } from "./liveAgent.js";
 import { permissionPromptTool, permissionToolPath } from "./permissionPrompt.js";
@@ -45,9 +46,29 @@ export async function runAgentStep(
   };
   const trace = input.trace ?? NO_TRACE;
   const host = await trace.around("agent: open the channel", openChannel(input, warn));
+  const adapter = adapterFor(input.share.settings.agent);
+  const home = join(input.scratch, AGENT_HOME_DIR);
+  // The session the checkpoints carry is the one the agent last named, once it runs.
+  let live: LiveAgent | undefined;
+  const checkpoints = await startCheckpoints(
+    input,
+    host?.socket,
+    adapter,
+    () => ({ home, id: live?.sessionId }),
+    warn,
+  );
   try {
-    const { runs, task } = await trace.around("agent: prepare", prepareAgent(input, host, warn));
-    const end = await runAgent(runs, task, host?.channel, draft, files);
+    const { runs, task } = await trace.around(
+      "agent: prepare",
+      prepareAgent(input, host, warn, checkpoints),
+    );
+    live = runs.live;
+    let end: RunEnd;
+    try {
+      end = await runAgent(runs, task, host?.channel, draft, files);
+    } finally {
+      await trace.around("agent: last checkpoint", checkpoints?.finish() ?? Promise.resolve());
+    }
     recordEnd(draft, end, host?.channel);
     return { stopped: end.stopped };
   } finally {
@@ -81,6 +102,7 @@ async function prepareAgent(
   input: AgentStepInput,
   host: Host | undefined,
   warn: (text: string) => void,
+  checkpoints: Checkpoints | undefined,
 ): Promise<{ runs: Runs; task: AgentTask }> {
   const { settings, prompt } = input.share;
   const adapter = adapterFor(settings.agent);
@@ -94,10 +116,12 @@ async function prepareAgent(
     settings.approve === "prompt" && socket !== undefined
       ? permissionPromptTool({ node: process.execPath, script: permissionToolPath(), socket })
       : undefined;
+  const resume = await placeSession(input, adapter, home);
   const task: AgentTask = {
     settings,
     prompt,
     home,
+    ...(resume === undefined ? {} : { resume }),
     permissionPromptTool: promptTool,
     apiBaseUrl: input.relayUrl,
     ...boundDirs(input),
@@ -113,6 +137,7 @@ async function prepareAgent(
       progress: input.progress,
       warn,
       files: input.messageFiles,
+      ...(checkpoints === undefined ? {} : { onBoundary: checkpoints.boundary }),
     }),
     output: new AgentOutput(input.scratch),
     home,

@@ -1,5 +1,6 @@
 // What the runner gives its agent step: the task, where it runs, and the runner's own means.
 import type { PhaseTrace } from "../lang/index.js";
+import type { Identity } from "./gitSteps.js";
 import type { MessageFilePlaces } from "./messageFiles.js";
 import type { Share } from "./readShare.js";
 
@@ -26,6 +27,17 @@ export interface AgentStepInput {
   readonly progress: (line: string) => void;
   /** Where the files sent with messages come from and go (messageFiles.ts). */
   readonly messageFiles?: MessageFilePlaces;
+  /**
+   * What checkpoints and resumes need: the share's directory (where a checkpoint to resume from
+   * is), the task's own repository, its base and git's environment. Absent: none are taken.
+   */
+  readonly checkpoints?: {
+    readonly shareDir: string;
+    readonly workspace: string;
+    readonly base: string;
+    readonly identity: Identity;
+    readonly gitEnv: Readonly<Record<string, string>>;
+  };
   /** Where the agent's run is timed when the host asked for a trace. */
   readonly trace?: PhaseTrace;
 }

@@ -82,3 +82,11 @@ export class InsidePathError extends WardenError {
   readonly code: string = "INSIDE_PATH";
   readonly exitClass = "usage";
 }
+
+/** The share's checkpoint could not be put into the workspace. */
+export class CheckpointRestoreError extends WardenError {
+  static override readonly hint =
+    "the task's checkpoint may be damaged; `warden rerun` runs the task again from its start";
+  readonly code: string = "CHECKPOINT_RESTORE";
+  readonly exitClass = "operational";
+}

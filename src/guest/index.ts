@@ -14,4 +14,5 @@ export {
   SetupFailedError,
   SetupTimeoutError,
   InsidePathError,
+  CheckpointRestoreError,
 } from "./errors.js";

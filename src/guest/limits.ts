@@ -68,3 +68,21 @@ export const GUEST_INSIDE_LIMITS = {
   /** Bytes of a command's output waiting for the host before the command's pipes are paused. */
   unsentBytes: 1024 * 1024,
 } as const;
+
+/** The runner's bounds on its checkpoints (the wire's are CHECKPOINT_LIMITS in src/protocol). */
+export const GUEST_CHECKPOINT_LIMITS = {
+  /**
+   * The share of the agent's time checkpoints may take: after one that took t, the next waits
+   * until the checkpoints' total is at most this share of the time since the agent started, so
+   * a slow checkpoint of a big workspace never takes more than a tenth of the task's time.
+   */
+  timeShare: 0.1,
+  /** Between two checkpoints at least this, however cheap: turn boundaries can come in bursts. */
+  minIntervalMs: 1_000,
+  /** A command agent has no turns: its workspace is checkpointed on this timer instead. */
+  commandIntervalMs: 60_000,
+  /** One checkpoint's git work; past this it is given up, and the next boundary tries again. */
+  gitMs: 2 * 60_000,
+  /** Once the agent has exited, how long its last checkpoint may take to reach the host. */
+  finalMs: 60_000,
+} as const;

@@ -32,6 +32,11 @@ export interface LiveAgentInput {
   readonly warn: (text: string) => void;
   /** Where a message's files come from and go (messageFiles.ts). */
   readonly files?: MessageFilePlaces;
+  /**
+   * A turn boundary passed: a tool's result came back (the step it ended is complete) or a run
+   * ended. What a checkpoint is taken at.
+   */
+  readonly onBoundary?: () => void;
 }
 
 const utf8 = new TextDecoder("utf-8");
@@ -212,6 +217,9 @@ export class LiveAgent {
       if (event.type === "result") {
         this.lastResultOfRun = event;
         this.conversation?.result(event);
+      }
+      if (event.type === "tool_result" || event.type === "turn_ended" || event.type === "result") {
+        this.input.onBoundary?.();
       }
     }
   }

@@ -35,6 +35,7 @@ import { startMetadataServer, type MetadataServer } from "./metadataServer.js";
 import type { GuestOptions } from "./options.js";
 import { prepareWorkspace, type PreparedWorkspace } from "./prepareWorkspace.js";
 import { readShare, type Share } from "./readShare.js";
+import { restoreCheckpoint } from "./restoreCheckpoint.js";
 import { runSetupStep } from "./setupStep.js";
 import { finalResult, newDraft, recordFailure } from "./resultDraft.js";
 
@@ -141,6 +142,23 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
         prepareDeadline.clear();
       }
       draft.base = prepared.base;
+      const resume = share.settings.resume;
+      if (resume !== undefined) {
+        const restoreDeadline = deadline("restore the checkpoint", stop);
+        try {
+          await trace.around(
+            "restore the checkpoint",
+            restoreCheckpoint(
+              options.share,
+              resume,
+              { workspace: main, env: gitEnv, signal: restoreDeadline.signal, trace },
+              progress,
+            ),
+          );
+        } finally {
+          restoreDeadline.clear();
+        }
+      }
       agentDir = await agentDirectory(main, share.settings.workdir);
       egress = await trace.around(
         "start egress forwarding",
@@ -218,6 +236,13 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
               messages: join(options.share, SHARE_FILES.messages),
               agentDir,
               workspace: main,
+            },
+            checkpoints: {
+              shareDir: options.share,
+              workspace: main,
+              base: prepared.base,
+              identity: identityOf(share.settings),
+              gitEnv,
             },
           },
           draft,

@@ -218,3 +218,11 @@ export class NoSuchWorkspaceError extends HostError {
   readonly code: string = "NO_SUCH_WORKSPACE";
   readonly exitClass = "usage";
 }
+
+/** continue of a task whose agent's session warden did not keep. */
+export class NoSessionError extends HostError {
+  static override readonly hint =
+    "`warden rerun` runs the task again from its start; `warden run --from warden/<id>` starts a new one from its changes";
+  readonly code: string = "NO_SESSION";
+  readonly exitClass = "operational";
+}

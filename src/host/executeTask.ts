@@ -27,6 +27,7 @@ import {
   workspaceBundleName,
   type ReceivedResults,
   type Result,
+  type ResumeSettings,
 } from "../protocol/index.js";
 import type { RunningSandbox, SandboxBackendOptions, SandboxExit } from "../sandbox/index.js";
 import type {
@@ -67,6 +68,7 @@ import { leaseWorkspaces, writeWorkspacesShare } from "./workspaceShare.js";
 import { copyTaskSkills } from "./taskSkills.js";
 import { suspensionEnd, type SuspendInput } from "./suspensionEnd.js";
 import { USAGE_LIMIT_EVENT_TYPE, UsageLimitWait } from "./usageLimitWait.js";
+import { CheckpointReceiver, RESUMED_EVENT_TYPE, shareCheckpoint } from "./checkpoints/index.js";
 
 export interface ExecuteOptions {
   /** The host's environment: --env values and the API credential are read from it. */
@@ -287,8 +289,12 @@ class TaskRun {
       return Promise.resolve();
     });
     this.history = lease.repository;
+    const resume = await this.shareCheckpoint();
     await writeShare(this.layout.share, {
-      settings: guestSettings(host, spec, agentEnv, agentProgram),
+      settings: {
+        ...guestSettings(host, spec, agentEnv, agentProgram),
+        ...(resume === undefined ? {} : { resume }),
+      },
       prompt: spec.prompt,
       gitDir: host.gitDir,
       base: spec.base,
@@ -312,6 +318,38 @@ class TaskRun {
       await rename(setup.snapshot, join(this.layout.share, SHARE_FILES.setup));
     }
     await copyTaskSkills(host, this.layout.share);
+  }
+
+  /**
+   * Puts the task's kept checkpoint into the share, when it has one (an attach after an
+   * interruption, or a continuation's first), and records which one the attach starts from.
+   */
+  private async shareCheckpoint(): Promise<ResumeSettings | undefined> {
+    const shared = await shareCheckpoint(
+      this.layout.dir,
+      this.layout.share,
+      this.plan.spec.base,
+      (text) => {
+        this.warn(text);
+      },
+    );
+    if (shared === undefined) return undefined;
+    const { manifest, resume } = shared;
+    this.attachment.appendEvent(RESUMED_EVENT_TYPE, {
+      checkpoint: manifest.seq,
+      reason: resume.reason,
+      checkpointAt: manifest.at,
+      turn: manifest.turn,
+      head: manifest.tip ?? manifest.head,
+      session: resume.sessionId !== undefined,
+      ...(manifest.from === undefined ? {} : { from: manifest.from }),
+    });
+    this.note(
+      resume.reason === "continued"
+        ? `continuing the conversation of task ${manifest.from ?? "?"}`
+        : `resuming from checkpoint ${manifest.seq} (turn ${manifest.turn})`,
+    );
+    return resume;
   }
 
   /** Whether this attach's setup runs or starts from the cache (setupPlan.ts). */
@@ -445,7 +483,21 @@ class TaskRun {
     this.releases.push(() => egress.close().catch(() => undefined));
     const setupPhase = this.openSetupPhase(egress);
     const endChannel = this.trace.start("start the channel");
+    const checkpoints = new CheckpointReceiver({
+      taskDir: this.layout.dir,
+      base: this.plan.spec.base,
+      attempt: this.attachment.attempt,
+      event: (type, data) => {
+        try {
+          this.attachment.appendEvent(type, data);
+        } catch (error) {
+          // Only a closed attachment refuses a well-formed event: the run is over.
+          if (!(error instanceof WardenError)) throw error;
+        }
+      },
+    });
     const channel = await startChannelServer({
+      onCheckpoint: (request) => checkpoints.answer(request),
       path: join(this.layout.egress, CHANNEL_SOCKET),
       attachment: this.attachment,
       messagesDir: join(this.layout.share, SHARE_FILES.messages),
@@ -477,6 +529,7 @@ class TaskRun {
     });
     endChannel();
     this.releases.push(() => channel.close().catch(() => undefined));
+    this.releases.push(() => checkpoints.close().catch(() => undefined));
     return { egress, channel, inside: await this.openInside() };
   }
 

@@ -17,6 +17,7 @@ import {
 import { diffChanges, fetchChanges, type ChangeCommit } from "./fetchChanges.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 import { taskLayout } from "./taskLayout.js";
+import { diffCheckpoint } from "./checkpoints/diffCheckpoint.js";
 
 /** The branch a task's changes are fetched into unless --branch says otherwise. */
 export function defaultBranch(id: string): string {
@@ -206,6 +207,11 @@ export interface TaskDiff {
   diff: string;
   /** With the `commits` option: the task's commits, oldest first, each subject cleaned. */
   commits?: ChangeCommit[];
+  /**
+   * For a task that has not finished: the checkpoint the diff is of, and when it was kept. Its
+   * head is the checkpoint's tip, uncommitted work included.
+   */
+  checkpoint?: { seq: number; at: number };
 }
 
 /**
@@ -231,6 +237,9 @@ export async function diffTask(
   options: DiffOptions = {},
 ): Promise<TaskDiff> {
   const details = await tasks.get(ref);
+  if (details.terminal === undefined && options.workspace === undefined) {
+    return diffCheckpoint(tasks, details, options);
+  }
   const base = unchangedBase(details, options.workspace);
   if (base !== undefined) {
     return {

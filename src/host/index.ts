@@ -6,6 +6,8 @@ export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
 export { SandboxCheckMemo } from "../sandbox/index.js";
 export { fetchTask, diffTask } from "./fetchTask.js";
 export { rerunTask } from "./rerunTask.js";
+export { continueTask, type ContinueInput } from "./continueTask.js";
+export { resumeFromCheckpoint } from "./checkpoints/resumeFromCheckpoint.js";
 export { makeReporter } from "./reporter.js";
 export { doctorReport, apiChecks, apiKeyVariablesText } from "./doctor.js";
 export type { ApiCheck, ApiVerdict } from "../egress/index.js";
@@ -34,6 +36,7 @@ export {
   MessagesNotTakenError,
   SpendRecordDamagedError,
   SpendLedgerBusyError,
+  NoSessionError,
 } from "./errors.js";
 export { checkTakesMessages } from "./takesMessages.js";
 export { AGENT_EVENT_TYPE } from "./channel/index.js";

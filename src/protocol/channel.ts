@@ -9,6 +9,8 @@
 import { z } from "zod";
 import { LIMITS, SETUP_LIMITS } from "./limits.js";
 import { MESSAGE_FILE_NAME } from "./names.js";
+import { CHECKPOINT_LIMITS, CHECKPOINT_PARTS, SESSION_ID } from "./checkpoint.js";
+import { OID } from "./result.js";
 
 /** Bumped on any change a peer of the previous version would misread. */
 export const CHANNEL_VERSION = 1;
@@ -158,6 +160,40 @@ export const channelRequestSchema = z.discriminatedUnion("op", [
         .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
     })
     .strict(),
+  /**
+   * A piece of the next checkpoint (checkpoint.ts): a part's pieces come in order (`offset`);
+   * a piece at offset 0 of the bundle begins a new checkpoint and drops one left unfinished.
+   */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("checkpoint.piece"),
+      part: z.enum(CHECKPOINT_PARTS),
+      offset: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+      data: z
+        .string()
+        .max(Math.ceil(CHECKPOINT_LIMITS.pieceBytes / 3) * 4)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
+    })
+    .strict(),
+  /**
+   * The checkpoint is whole: the head the task branch is at, the tip of the bundle when it
+   * carries uncommitted work, the session the session part is, and how many turns came before.
+   */
+  z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal("checkpoint.end"),
+      head: z.string().regex(OID),
+      tip: z.string().regex(OID).optional(),
+      sessionId: z.string().regex(SESSION_ID).optional(),
+      turn: z.number().int().min(0).max(1_000_000),
+      bundleBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+      sessionBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.sessionBytes),
+    })
+    .strict(),
   /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
   z
     .object({
@@ -239,6 +275,8 @@ export type ChannelResponse =
   | { v: 1; id: number; ok: true; op: "setup.output"; recorded: number }
   | { v: 1; id: number; ok: true; op: "setup.snapshot"; bytes: number }
   | { v: 1; id: number; ok: true; op: "setup.end"; kept: boolean }
+  | { v: 1; id: number; ok: true; op: "checkpoint.piece" }
+  | { v: 1; id: number; ok: true; op: "checkpoint.end"; seq: number }
   | { v: 1; id: number; ok: false; error: { code: ChannelErrorCode; message: string } };
 
 /** The schema of a successful answer to `op`, with the fields it carries. */
@@ -267,6 +305,8 @@ const responseSchema = z.union([
   answerTo("setup.output", { recorded: z.number().int().min(0) }),
   answerTo("setup.snapshot", { bytes: z.number().int().min(0) }),
   answerTo("setup.end", { kept: z.boolean() }),
+  answerTo("checkpoint.piece", {}),
+  answerTo("checkpoint.end", { seq: z.number().int().min(0) }),
   z
     .object({
       v: z.literal(1),

@@ -161,3 +161,16 @@ export {
   type InsideKind,
   type InsideExit,
 } from "./inside.js";
+  CHECKPOINT_LIMITS,
+  CHECKPOINT_SHARE_FILES,
+  CHECKPOINT_PARTS,
+  CHECKPOINT_WIP_MESSAGE,
+  INTERRUPTED_NOTE,
+  RESUME_REASONS,
+  SESSION_ID,
+  checkSessionFile,
+  resumeSettingsSchema,
+  type CheckpointPart,
+  type ResumeReason,
+  type ResumeSettings,
+} from "./checkpoint.js";

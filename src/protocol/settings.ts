@@ -10,6 +10,7 @@ import { MAX_HOP, TASK_ID } from "./names.js";
 import { AGENTS, AGENT_ONLY_FIELDS, agentTakes } from "./agentProfiles.js";
 import { setupSettingsSchema } from "./setupSettings.js";
 import { mcpServersSchema, skillNamesSchema } from "./mcpServers.js";
+import { resumeSettingsSchema } from "./checkpoint.js";
 
 export { AGENTS, agentTakes, type AgentField, type AgentName } from "./agentProfiles.js";
 
@@ -218,6 +219,8 @@ export const settingsSchema = memo(() =>
       mcpServers: mcpServersSchema().optional(),
       /** The skills the share holds (`skills/NAME/`), placed where the agent looks for them. */
       skills: skillNamesSchema().optional(),
+      /** The checkpoint the share holds, which this attach starts from (checkpoint.ts). */
+      resume: resumeSettingsSchema().optional(),
     })
     .strict()
     .superRefine((s, ctx) => {

@@ -34,6 +34,12 @@ export interface CreateOptions {
    * reported before the creator's checks of the machine.
    */
   beforeWrite?: () => Promise<void>;
+  /**
+   * The new task continues its parent's finished conversation (`warden continue`): a parent that
+   * has finished may have it, its hop is its parent's (the same work goes on), and its deadline
+   * is its own, since the parent's has usually passed.
+   */
+  continuation?: boolean;
 }
 
 export async function writeNewFile(path: string, bytes: string): Promise<void> {
@@ -100,7 +106,7 @@ export async function createTask(
       }
       throw error;
     }
-    if ((await readTerminal(parentPaths)) !== undefined) {
+    if (options.continuation !== true && (await readTerminal(parentPaths)) !== undefined) {
       throw new ParentFinishedError(
         `the parent task ${parentId} has finished, so it can have no new children`,
       );
@@ -113,8 +119,9 @@ export async function createTask(
   }
   // A root made from inside a task still hands that task's work on, so its hop counts too.
   const parentHop = parent?.hop ?? (current === undefined ? undefined : await hopOf(ctx, current));
-  const hop = resolveHop(input.hop, parentHop);
-  const deadline = resolveDeadline(input.deadline, now, parent?.deadline);
+  const continues = options.continuation === true && parent !== undefined;
+  const hop = continues ? (parent?.hop ?? 0) : resolveHop(input.hop, parentHop);
+  const deadline = resolveDeadline(input.deadline, now, continues ? undefined : parent?.deadline);
   await options.beforeWrite?.();
 
   const spec: StoredSpec = {

@@ -54,12 +54,21 @@ export function settlementFor(
  * Whether the parent has recorded its end, read under the parent's inbox.lock: a finishing
  * parent checks its children and writes terminal.json under that lock, so a child that holds
  * its own attach.lock and then sees no terminal record here is one the parent will wait for.
- * A parent that no longer exists counts as finished.
+ * A parent that no longer exists counts as finished. A parent that had finished before the child
+ * was made (the child continues its conversation, `warden continue`) does not: its end is not
+ * one the child could have outlived.
  */
-export async function parentHasFinished(ctx: StoreContext, parent: string): Promise<boolean> {
+export async function parentHasFinished(
+  ctx: StoreContext,
+  parent: string,
+  childCreatedAt: number,
+): Promise<boolean> {
   const paths = ctx.paths(parent);
   try {
-    return await withInboxLock(paths, async () => (await readTerminal(paths)) !== undefined);
+    return await withInboxLock(paths, async () => {
+      const terminal = await readTerminal(paths);
+      return terminal !== undefined && terminal.at >= childCreatedAt;
+    });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return true;

@@ -231,7 +231,8 @@ export class Tasks {
           terminal,
         });
       }
-      const parentFinished = spec.parent !== null && (await parentHasFinished(ctx, spec.parent));
+      const parentFinished =
+        spec.parent !== null && (await parentHasFinished(ctx, spec.parent, spec.createdAt));
       const settlement = settlementFor(paths, spec, ctx.now(), parentFinished);
       if (settlement !== undefined) {
         const record = await recordSettlement(ctx, paths, spec, lock, settlement);

@@ -91,14 +91,17 @@ describe("the command agent", () => {
     assert.deepEqual(result.warnings, []);
   });
 
-  test("runs as before with a channel, and sends the host only its output lines", async (t) => {
+  test("runs as before with a channel, and sends the host its output lines and its last checkpoint", async (t) => {
     const host = await fakeHost(t);
     const { run, result } = await runWithHost(t, command, host);
     assert.equal(run.exitCode, 0, run.stderr);
     assert.deepEqual(result.agentResult, { result: "fine" });
     assert.deepEqual(result.warnings, []);
+    // A command has no session: its last checkpoint, taken as it ends, carries none.
+    assert.equal(host.checkpoints.length, 1);
+    assert.equal(host.checkpoints[0]?.session, undefined);
     assert.deepEqual(
-      host.recorded.map((r) => r.request),
+      host.recorded.map((r) => r.request).filter((r) => !r.op.startsWith("checkpoint.")),
       [
         {
           v: 1,

@@ -46,7 +46,19 @@ export interface FakeHostOptions {
   readonly misbehave?: (request: ChannelRequest, index: number) => Misdeed;
 }
 
+/** A checkpoint the runner sent, as checkpoint.end described it, with its parts. */
+export interface FakeCheckpoint {
+  readonly head: string;
+  readonly tip?: string;
+  readonly sessionId?: string;
+  readonly turn: number;
+  readonly bundle?: Buffer;
+  readonly session?: Buffer;
+}
+
 export interface FakeHost {
+  /** The checkpoints the runner sent, in order. */
+  readonly checkpoints: readonly FakeCheckpoint[];
   /** The directory holding control.sock: the runner's WARDEN_GUEST_SOCKETS. */
   readonly dir: string;
   readonly socket: string;
@@ -95,6 +107,9 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
   /** The files handed back with each reply, by message and name. */
   const replyFiles = new Map<number, Map<string, Buffer>>();
   const sockets = new Set<Socket>();
+  /** The parts of the checkpoint being sent, and every checkpoint whole. */
+  const checkpointParts = new Map<string, Buffer>();
+  const checkpoints: FakeCheckpoint[] = [];
   let connections = 0;
 
   const respond = async (request: ChannelRequest): Promise<ChannelResponse> => {
@@ -147,6 +162,24 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
           ok: false,
           error: { code: "bad_request", message: "the fake host takes no setup" },
         };
+      case "checkpoint.piece": {
+        const had = checkpointParts.get(request.part) ?? Buffer.alloc(0);
+        checkpointParts.set(
+          request.part,
+          Buffer.concat([had.subarray(0, request.offset), Buffer.from(request.data, "base64")]),
+        );
+        return { ...base, op: "checkpoint.piece" };
+      }
+      case "checkpoint.end": {
+        const { v: _v, id: _id, op: _op, ...end } = request;
+        checkpoints.push({
+          ...end,
+          bundle: checkpointParts.get("bundle"),
+          session: checkpointParts.get("session"),
+        });
+        checkpointParts.clear();
+        return { ...base, op: "checkpoint.end", seq: checkpoints.length };
+      }
     }
   };
 
@@ -245,6 +278,7 @@ export async function startFakeHost(options: FakeHostOptions = {}): Promise<Fake
       waitUntil(() => events().find(match), timeoutMs, "such event"),
     send,
     replyFiles,
+    checkpoints,
     async close() {
       for (const conn of sockets) conn.destroy();
       server.close();

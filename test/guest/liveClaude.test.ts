@@ -165,9 +165,14 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     assert.ok(ops.filter((op) => op === "events").length < events.length, ops.join());
     // With no message pending the run ends after its first result.
     assert.deepEqual(
-      ops.filter((op) => op !== "events"),
+      ops.filter((op) => op !== "events" && !op.startsWith("checkpoint.")),
       ["inbox.next"],
     );
+    // The last checkpoint, taken as the agent ended, carries its session and its commit.
+    const last = host.checkpoints.at(-1);
+    assert.equal(last?.sessionId, events.find((e) => e.type === "session")?.sessionId);
+    assert.match(last?.session?.toString("utf8") ?? "", /Committed hello\.txt\./);
+    assert.match(last?.bundle?.subarray(0, 20).toString("utf8") ?? "", /^# v[23] git bundle/);
     assert.equal(
       await git(run.repo, "log", "-1", "--format=%s", await fetchChanges(run, "live")),
       "Add hello",
@@ -200,7 +205,9 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
       [[1, "delivered", "Second answer."]],
     );
     assert.deepEqual(
-      host.recorded.map((r) => r.request.op).filter((op) => op !== "events"),
+      host.recorded
+        .map((r) => r.request.op)
+        .filter((op) => op !== "events" && !op.startsWith("checkpoint.")),
       ["inbox.next", "inbox.reply", "inbox.next"],
     );
     assert.deepEqual(

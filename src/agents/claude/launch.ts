@@ -99,14 +99,17 @@ export function claudeLaunch(task: AgentTask): AgentLaunch {
   argv.push(...(task.addDirs ?? []).map((dir) => option("add-dir", dir)));
   const mcp = claudeMcp(task);
   argv.push(...mcp.args);
-  if (task.home === undefined)
-    return { argv, env: CLAUDE_ENV, stdin: userMessageLine(task.prompt) };
+  // A resumed run goes on with the session a checkpoint put back, and its first message is the
+  // resume's (a note that it was interrupted, or a continuation's prompt).
+  if (task.resume !== undefined) argv.push(option("resume", task.resume.sessionId));
+  const stdin = userMessageLine(task.resume?.message ?? task.prompt);
+  if (task.home === undefined) return { argv, env: CLAUDE_ENV, stdin };
   // Its configuration, sessions and skills in the task's home, never the user's own ~/.claude.
   const configDir = join(task.home, CLAUDE_CONFIG_DIR);
   return {
     argv,
     env: { ...CLAUDE_ENV, CLAUDE_CONFIG_DIR: configDir },
-    stdin: userMessageLine(task.prompt),
+    stdin,
     ...(mcp.file === undefined ? {} : { files: [mcp.file] }),
     ...(task.skills === undefined ? {} : { skillsDir: join(configDir, CLAUDE_SKILLS_DIR) }),
   };

@@ -61,7 +61,12 @@ export interface ChannelServerOptions {
   readonly now?: () => number;
   /** Answers the setup's requests (setupPhase.ts); without it they are refused. */
   readonly onSetup?: (request: SetupRequest) => Promise<ChannelResponse>;
+  /** Answers the checkpoints' requests (checkpoints/); without it they are refused. */
+  readonly onCheckpoint?: (request: CheckpointRequest) => Promise<ChannelResponse>;
 }
+
+/** The requests of the checkpoints. */
+export type CheckpointRequest = Extract<ChannelRequest, { op: `checkpoint.${string}` }>;
 
 /** The requests of the setup step. */
 export type SetupRequest = Extract<ChannelRequest, { op: `setup.${string}` }>;
@@ -268,6 +273,11 @@ class ChannelService implements RunningChannel {
         return this.#options.onSetup === undefined
           ? errorResponse(request.id, "bad_request", "this task has no setup")
           : this.#options.onSetup(request);
+      case "checkpoint.piece":
+      case "checkpoint.end":
+        return this.#options.onCheckpoint === undefined
+          ? errorResponse(request.id, "bad_request", "this host keeps no checkpoints")
+          : this.#options.onCheckpoint(request);
     }
   }
 

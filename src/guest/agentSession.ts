@@ -1,0 +1,107 @@
+// The agent's session across attaches: the checkpoints' connection and Checkpointer while the
+// agent runs, and, for an attach that resumes, the share's session file put back where the agent
+// looks for it, with the message its first run begins with.
+import { existsSync } from "node:fs";
+import { copyFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { AgentAdapter, AgentResume } from "../agents/index.js";
+import { errorMessage } from "../lang/index.js";
+import { CHECKPOINT_SHARE_FILES, INTERRUPTED_NOTE } from "../protocol/index.js";
+import type { AgentStepInput } from "./agentStepInput.js";
+import { Checkpointer } from "./checkpointer.js";
+import { HostChannel } from "./hostChannel.js";
+import { GUEST_CHECKPOINT_LIMITS } from "./limits.js";
+
+/**
+ * Puts the share's session file back for an attach that resumes one, and returns how the first
+ * run resumes it; undefined when the attach resumes no session (or the agent keeps none, when it
+ * starts afresh on the restored workspace, and says so).
+ */
+export async function placeSession(
+  input: AgentStepInput,
+  adapter: AgentAdapter,
+  home: string,
+): Promise<AgentResume | undefined> {
+  const resume = input.share.settings.resume;
+  const shareDir = input.checkpoints?.shareDir;
+  if (resume?.sessionId === undefined || shareDir === undefined) return undefined;
+  const from = join(shareDir, CHECKPOINT_SHARE_FILES.session);
+  const to = adapter.sessionFile?.(home, input.agentDir ?? input.workspace, resume.sessionId);
+  if (to === undefined || !existsSync(from)) {
+    input.progress(`the ${adapter.name} agent's session cannot be resumed: it starts a new one`);
+    return undefined;
+  }
+  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+  await copyFile(from, to);
+  input.progress(`resuming the agent's session ${resume.sessionId} (${resume.reason})`);
+  const message = resume.reason === "interrupted" ? INTERRUPTED_NOTE : input.share.prompt;
+  return { sessionId: resume.sessionId, message };
+}
+
+/** The checkpoints of a run, on a connection of their own, and how to end them. */
+export interface Checkpoints {
+  readonly boundary: () => void;
+  /** The agent has exited: the last checkpoint, then the connection closed. */
+  readonly finish: () => Promise<void>;
+}
+
+/** Opens the checkpoints' connection; undefined when there is no host or it cannot be reached. */
+export async function startCheckpoints(
+  input: AgentStepInput,
+  socket: string | undefined,
+  adapter: AgentAdapter,
+  session: () => { home: string; id: string | undefined },
+  warn: (text: string) => void,
+): Promise<Checkpoints | undefined> {
+  const setup = input.checkpoints;
+  if (socket === undefined || setup === undefined) return undefined;
+  let channel: HostChannel;
+  try {
+    channel = await HostChannel.open(socket, { requestMs: input.channelTimeoutMs });
+  } catch (error) {
+    warn(`no checkpoints are taken: ${errorMessage(error)}`);
+    return undefined;
+  }
+  const cwd = input.agentDir ?? input.workspace;
+  const checkpointer = new Checkpointer({
+    channel,
+    repo: {
+      workspace: setup.workspace,
+      repo: join(input.scratch, "checkpoints.git"),
+      base: setup.base,
+      identity: setup.identity,
+    },
+    gitEnv: setup.gitEnv,
+    scratch: input.scratch,
+    sessionFile: () => {
+      const { home, id } = session();
+      if (id === undefined) return undefined;
+      const path = adapter.sessionFile?.(home, cwd, id);
+      return path === undefined ? undefined : { id, path };
+    },
+    progress: input.progress,
+    warn,
+    stop: input.stop,
+  });
+  // A command has no turns: a timer stands in for them.
+  const timer =
+    adapter.liveOutput === true
+      ? setInterval(() => {
+          checkpointer.boundary();
+        }, GUEST_CHECKPOINT_LIMITS.commandIntervalMs)
+      : undefined;
+  timer?.unref();
+  return {
+    boundary: () => {
+      checkpointer.boundary();
+    },
+    finish: async () => {
+      clearInterval(timer);
+      try {
+        await checkpointer.final();
+      } finally {
+        channel.close();
+      }
+    },
+  };
+}

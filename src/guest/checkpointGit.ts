@@ -1,0 +1,146 @@
+// The workspace part of a checkpoint: everything since the base, committed or not, as a bundle
+// of TASK_BRANCH. The work is done in a repository of the runner's own in the scratch directory,
+// which borrows the workspace's objects: the agent's repository gains no ref, no object and no
+// index change, so a checkpoint can never disturb what the agent is doing. Uncommitted work
+// becomes a commit on top of the head (CHECKPOINT_WIP_MESSAGE) that only the bundle carries.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CHECKPOINT_WIP_MESSAGE, TASK_BRANCH } from "../protocol/index.js";
+import type { GitStep, Identity } from "./gitSteps.js";
+import { runGit, type GitContext } from "./runGit.js";
+
+/** What one checkpoint of the workspace came to. */
+export interface WorkspaceCheckpoint {
+  /** The commit the agent's HEAD was at. */
+  readonly head: string;
+  /** The commit of the uncommitted work on top of head, when there was any. */
+  readonly tip?: string;
+  /** The bundle of base..(tip or head); absent when that is the base itself. */
+  readonly bundle?: string;
+}
+
+export interface CheckpointRepo {
+  /** The agent's repository (the task's own workspace). */
+  readonly workspace: string;
+  /** The runner's repository for checkpoints, in the scratch directory. */
+  readonly repo: string;
+  readonly base: string;
+  readonly identity: Identity;
+}
+
+/** The steps of one checkpoint, as data. Pure. */
+export function checkpointSteps(r: CheckpointRepo): {
+  head: GitStep;
+  add: GitStep;
+  writeTree: GitStep;
+  headTree: (head: string) => GitStep;
+  commit: (tree: string, head: string) => GitStep;
+  point: (tip: string) => GitStep;
+  bundle: (file: string) => GitStep;
+} {
+  const own = ["--git-dir", r.repo];
+  return {
+    head: {
+      what: "read the agent's HEAD for a checkpoint",
+      args: ["-C", r.workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+    },
+    add: {
+      what: "take the workspace's files for a checkpoint",
+      args: [...own, "--work-tree", r.workspace, "add", "--all", "--", "."],
+    },
+    writeTree: { what: "write the checkpoint's tree", args: [...own, "write-tree"] },
+    headTree: (head) => ({
+      what: "read the head's tree",
+      args: [...own, "rev-parse", "--verify", "--quiet", `${head}^{tree}`],
+    }),
+    commit: (tree, head) => ({
+      what: "commit the uncommitted work for a checkpoint",
+      args: [
+        ...own,
+        "-c",
+        `user.name=${r.identity.name}`,
+        "-c",
+        `user.email=${r.identity.email}`,
+        "commit-tree",
+        tree,
+        "-p",
+        head,
+        "-m",
+        CHECKPOINT_WIP_MESSAGE,
+      ],
+    }),
+    point: (tip) => ({
+      what: "point the checkpoint's branch",
+      args: [...own, "update-ref", TASK_BRANCH, tip],
+    }),
+    bundle: (file) => ({
+      what: "bundle the checkpoint",
+      args: [...own, "bundle", "create", "--quiet", file, TASK_BRANCH, `^${r.base}`],
+    }),
+  };
+}
+
+/**
+ * Makes the runner's repository once: bare, the workspace's object format, borrowing the
+ * workspace's objects (and, through them, whatever those borrow).
+ */
+export async function openCheckpointRepo(
+  r: CheckpointRepo,
+  git: Omit<GitContext, "workspace">,
+): Promise<void> {
+  const alternates = join(r.repo, "objects", "info", "alternates");
+  const had = await readFile(alternates, "utf8").catch(() => undefined);
+  if (had !== undefined) return;
+  const format = (
+    await runGit(
+      { ...git, workspace: r.workspace },
+      {
+        what: "read the workspace's object format",
+        args: ["-C", r.workspace, "rev-parse", "--show-object-format"],
+      },
+    )
+  ).stdout.trim();
+  await mkdir(r.repo, { recursive: true, mode: 0o700 });
+  await runGit(
+    { ...git, workspace: r.repo },
+    {
+      what: "make the checkpoints' repository",
+      args: [
+        "init",
+        "--quiet",
+        "--bare",
+        `--object-format=${format === "sha256" ? "sha256" : "sha1"}`,
+        r.repo,
+      ],
+    },
+  );
+  await mkdir(join(r.repo, "objects", "info"), { recursive: true });
+  await writeFile(alternates, `${join(r.workspace, ".git", "objects")}\n`);
+}
+
+/** Takes one checkpoint of the workspace into `file`. */
+export async function checkpointWorkspace(
+  r: CheckpointRepo,
+  git: Omit<GitContext, "workspace" | "env"> & { readonly env: Readonly<Record<string, string>> },
+  file: string,
+): Promise<WorkspaceCheckpoint> {
+  await openCheckpointRepo(r, git);
+  const steps = checkpointSteps(r);
+  // The index is the runner's own, kept between checkpoints so that git's stat cache spares it
+  // reading every unchanged file again.
+  const context: GitContext = {
+    ...git,
+    workspace: r.workspace,
+    env: { ...git.env, GIT_INDEX_FILE: join(r.repo, "index") },
+  };
+  const run = async (step: GitStep): Promise<string> => (await runGit(context, step)).stdout.trim();
+  const head = await run(steps.head);
+  await run(steps.add);
+  const tree = await run(steps.writeTree);
+  const tip =
+    tree === (await run(steps.headTree(head))) ? head : await run(steps.commit(tree, head));
+  if (tip === r.base) return { head };
+  await run(steps.point(tip));
+  await run(steps.bundle(file));
+  return { head, ...(tip === head ? {} : { tip }), bundle: file };
+}

@@ -1,0 +1,227 @@
+// The runner's checkpoints while the agent runs: at each turn boundary (or on a timer for a
+// command), throttled to a small share of the agent's time, the workspace's changes and the
+// agent's session file go to the host on a connection of their own, so a big checkpoint never
+// holds up the agent's events or its messages. Checkpoints are a help, never a condition: one
+// that fails is named once and the next boundary tries again.
+import { open, rm, type FileHandle } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { errorMessage } from "../lang/index.js";
+import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
+import { checkpointWorkspace, type CheckpointRepo } from "./checkpointGit.js";
+import type { HostChannel } from "./hostChannel.js";
+import { GUEST_CHECKPOINT_LIMITS } from "./limits.js";
+
+export interface CheckpointerInput {
+  /** A channel of the checkpoints' own (a second connection to the host). */
+  readonly channel: HostChannel;
+  readonly repo: CheckpointRepo;
+  readonly gitEnv: Readonly<Record<string, string>>;
+  /** Where the bundle is written before it is sent. */
+  readonly scratch: string;
+  /** The session file of the agent's current session, when it names one. */
+  readonly sessionFile: () => { id: string; path: string } | undefined;
+  readonly progress: (line: string) => void;
+  readonly warn: (text: string) => void;
+  /** Aborts a checkpoint in progress: the runner was told to stop. */
+  readonly stop: AbortSignal;
+  readonly now?: () => number;
+}
+
+/**
+ * When the next checkpoint may start: once the checkpoints so far are at most `share` of the
+ * time since `startedAt`, and never sooner than `minIntervalMs` after the last one ended. Pure.
+ */
+export function nextCheckpointAt(input: {
+  startedAt: number;
+  spentMs: number;
+  lastEndedAt: number | undefined;
+  share: number;
+  minIntervalMs: number;
+}): number {
+  const byShare = input.startedAt + input.spentMs / input.share;
+  const byInterval =
+    input.lastEndedAt === undefined ? input.startedAt : input.lastEndedAt + input.minIntervalMs;
+  return Math.max(byShare, byInterval);
+}
+
+export class Checkpointer {
+  readonly #input: CheckpointerInput;
+  readonly #now: () => number;
+  readonly #startedAt: number;
+  #spentMs = 0;
+  #lastEndedAt: number | undefined;
+  #turn = 0;
+  #running: Promise<void> | undefined;
+  /** A boundary came while one ran: one more is taken after it. */
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #failures = 0;
+  /** How many checkpoints the host kept, and their cost, for the runner's progress. */
+  #kept = 0;
+
+  constructor(input: CheckpointerInput) {
+    this.#input = input;
+    this.#now = input.now ?? (() => performance.now());
+    this.#startedAt = this.#now();
+  }
+
+  /** A turn boundary: a checkpoint now, or as soon as the throttle allows. */
+  boundary(): void {
+    this.#turn++;
+    if (this.#closed) return;
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#schedule();
+  }
+
+  /**
+   * The agent has exited: waits for the checkpoint in progress, then takes the last one at once
+   * (the conversation's end, which a continuation resumes), within its bound.
+   */
+  async final(): Promise<void> {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#again = false;
+    const last = (async () => {
+      await this.#running;
+      if (this.#input.stop.aborted) return;
+      await this.#take();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      last,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, GUEST_CHECKPOINT_LIMITS.finalMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.close();
+  }
+
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    if (this.#kept > 0) {
+      this.#input.progress(
+        `${this.#kept} checkpoints kept, ${Math.round(this.#spentMs)} ms in all`,
+      );
+    }
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) return;
+    const at = nextCheckpointAt({
+      startedAt: this.#startedAt,
+      spentMs: this.#spentMs,
+      lastEndedAt: this.#lastEndedAt,
+      share: GUEST_CHECKPOINT_LIMITS.timeShare,
+      minIntervalMs: GUEST_CHECKPOINT_LIMITS.minIntervalMs,
+    });
+    const wait = Math.max(0, at - this.#now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#closed) return;
+      this.#running = this.#take().finally(() => {
+        this.#running = undefined;
+        if (this.#again && !this.#closed) {
+          this.#again = false;
+          this.#schedule();
+        }
+      });
+    }, wait);
+    this.#timer.unref();
+  }
+
+  /** Takes one checkpoint and sends it; a failure is a warning (the first) or progress. */
+  async #take(): Promise<void> {
+    const started = this.#now();
+    try {
+      const seq = await this.#send();
+      this.#kept++;
+      this.#input.progress(`checkpoint ${seq} kept (turn boundary ${this.#turn})`);
+    } catch (error) {
+      this.#failures++;
+      const text = `a checkpoint was not kept: ${errorMessage(error)}`;
+      if (this.#failures === 1) this.#input.warn(text);
+      else this.#input.progress(text);
+    } finally {
+      const ended = this.#now();
+      this.#spentMs += ended - started;
+      this.#lastEndedAt = ended;
+    }
+  }
+
+  async #send(): Promise<number> {
+    const { channel, repo, gitEnv, scratch, stop } = this.#input;
+    const file = join(scratch, "checkpoint.bundle");
+    await rm(file, { force: true });
+    const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
+    const workspace = await checkpointWorkspace(repo, { env: gitEnv, signal }, file);
+    const bundleBytes =
+      workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);
+    const session = this.#input.sessionFile();
+    const sessionBytes =
+      session === undefined || !existsSync(session.path)
+        ? 0
+        : await this.#sendFile("session", session.path, true);
+    const answer = await channel.request({
+      op: "checkpoint.end",
+      head: workspace.head,
+      ...(workspace.tip === undefined ? {} : { tip: workspace.tip }),
+      ...(session === undefined || sessionBytes === 0 ? {} : { sessionId: session.id }),
+      turn: this.#turn,
+      bundleBytes,
+      sessionBytes,
+    });
+    return answer.seq;
+  }
+
+  /**
+   * Sends a file in pieces, read one at a time. A session file the agent is still appending to is
+   * sent up to its last whole line as it was when the send began. Returns the bytes sent.
+   */
+  async #sendFile(part: CheckpointPart, path: string, wholeLines: boolean): Promise<number> {
+    const max = part === "bundle" ? CHECKPOINT_LIMITS.bundleBytes : CHECKPOINT_LIMITS.sessionBytes;
+    const handle = await open(path, "r");
+    try {
+      const size = (await handle.stat()).size;
+      if (size > max) throw new Error(`its ${part} is ${size} bytes, over ${max}`);
+      const end = wholeLines ? await lastLineEnd(handle, size) : size;
+      const piece = Buffer.alloc(CHECKPOINT_LIMITS.pieceBytes);
+      // A first piece is sent even when empty: it begins the part on the host.
+      let offset = 0;
+      do {
+        const want = Math.min(piece.length, end - offset);
+        const { bytesRead } = await handle.read(piece, 0, want, offset);
+        await this.#input.channel.request({
+          op: "checkpoint.piece",
+          part,
+          offset,
+          data: piece.subarray(0, bytesRead).toString("base64"),
+        });
+        if (bytesRead === 0) break;
+        offset += bytesRead;
+      } while (offset < end);
+      return offset;
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** Where the file's last whole line ends (0 when it has none), reading back from `size`. */
+async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
+  const block = Buffer.alloc(64 * 1024);
+  for (let end = size; end > 0; end -= block.length) {
+    const from = Math.max(0, end - block.length);
+    const { bytesRead } = await handle.read(block, 0, end - from, from);
+    const at = block.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) return from + at + 1;
+  }
+  return 0;
+}
