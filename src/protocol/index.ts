@@ -161,6 +161,7 @@ export {
   type InsideKind,
   type InsideExit,
 } from "./inside.js";
+export {
   CHECKPOINT_LIMITS,
   CHECKPOINT_SHARE_FILES,
   CHECKPOINT_PARTS,
