@@ -138,6 +138,8 @@ class TaskRun {
   private spending: TaskSpending | undefined;
   /** The stops of the running sandbox, once armed: a turn boundary may trigger a suspension. */
   private stops: StopTriggers | undefined;
+  /** Set once a suspension waits for the turn boundary's checkpoint; it fires without one. */
+  private suspendTimer: NodeJS.Timeout | undefined;
   /** The API's usage limit that suspends the task, or ends it when it resets past the deadline. */
   private readonly usageLimit = new UsageLimitWait(
     () => this.plan.spec.deadline,
@@ -396,6 +398,7 @@ class TaskRun {
         egress.endSetup();
       },
       event: (type, data) => {
+        if (type === "checkpoint") this.atCheckpointKept();
         try {
           this.attachment.appendEvent(type, data);
         } catch (error) {
@@ -488,6 +491,7 @@ class TaskRun {
       base: this.plan.spec.base,
       attempt: this.attachment.attempt,
       event: (type, data) => {
+        if (type === "checkpoint") this.atCheckpointKept();
         try {
           this.attachment.appendEvent(type, data);
         } catch (error) {
@@ -658,6 +662,7 @@ class TaskRun {
       this.usageLimit.disarm();
       this.spending?.disarm();
       this.stops = undefined;
+      clearTimeout(this.suspendTimer);
       stops.close();
     }
   }
@@ -698,10 +703,12 @@ class TaskRun {
   /**
    * The agent finished a turn (for Claude Code a step: an assistant message and its tool
    * results): a request to suspend waits for this moment, so the agent stops between steps
-   * rather than inside one. The one place a turn boundary acts on the run.
+   * rather than inside one, and then for the checkpoint the runner takes at the boundary, so
+   * that `resume` goes on from here rather than from an older one. The one place a turn
+   * boundary acts on the run.
    */
   atTurnBoundary(): void {
-    if (this.stops === undefined) return;
+    if (this.stops === undefined || this.suspendTimer !== undefined) return;
     if (this.attachment.released) return;
     let asked: boolean;
     try {
@@ -710,7 +717,19 @@ class TaskRun {
       // A damaged request is no request; `warden suspend` writes it whole.
       asked = false;
     }
-    if (asked) this.stops.trigger("suspend");
+    if (!asked) return;
+    const stops = this.stops;
+    this.suspendTimer = setTimeout(() => {
+      stops.trigger("suspend");
+    }, HOST_LIMITS.suspendCheckpointWaitMs);
+    this.suspendTimer.unref();
+  }
+
+  /** The host kept a checkpoint: a suspension waiting for one stops the sandbox now. */
+  private atCheckpointKept(): void {
+    if (this.suspendTimer === undefined) return;
+    clearTimeout(this.suspendTimer);
+    this.stops?.trigger("suspend");
   }
 
   /** Checks the results against what the host knows, and decides the terminal record. */

@@ -107,6 +107,12 @@ export const HOST_LIMITS = {
    * between the API and this host, and a resume a moment early would meet the limit again.
    */
   usageLimitMarginMs: 1 * SECOND,
+  /**
+   * A suspension at a turn boundary waits this long for the runner's checkpoint of that
+   * boundary before it stops the sandbox anyway: a checkpoint of a large workspace may take
+   * seconds, but a runner that sends none must not keep the task from suspending.
+   */
+  suspendCheckpointWaitMs: 30 * SECOND,
 } as const;
 
 /**

@@ -14,6 +14,7 @@ import {
   claudeSuite,
   NO_CLAUDE_SYSTEM,
   runClaude,
+  shownToModel,
   waitForEvent,
   warden,
 } from "./claudeTasks.js";
@@ -101,6 +102,14 @@ describe("suspending a Claude Code task and running it on", { skip: NO_CLAUDE_SY
       after.some((e) => e.type === "attached" && e.attempt === 2 && e.resumed === "request"),
       "the second attach says it resumed a suspension",
     );
+    // The same session goes on: the resumed run shows the model the turns before the suspension.
+    assert.ok(
+      after.some((e) => e.type === "resumed"),
+      "the second attach started from the checkpoint",
+    );
+    const shown = shownToModel(api.turns().at(-1)?.body);
+    assert.match(shown, /work, then stop/, "the first prompt, from the session");
+    assert.match(shown, /seq 1 40/, "the tool call before the suspension");
     const again = await warden(suite.ws, api, ["resume", id]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /is succeeded, so there is nothing to resume/);
