@@ -4,42 +4,20 @@
 import type { Socket } from "node:net";
 import { once } from "node:events";
 import {
-  FrameReader,
+  FrameConnection,
   TO_GUEST_KINDS,
+  type FrameHandler,
   frameBytes,
   INSIDE_LIMITS,
   type FrameKind,
 } from "../protocol/index.js";
 import { GUEST_INSIDE_LIMITS } from "./limits.js";
 
-export class FrameLink {
-  private readonly reader: FrameReader;
-  private handler: (kind: FrameKind, payload: Buffer) => void = () => undefined;
+export class FrameLink extends FrameConnection {
   private readonly held: [FrameKind, Buffer][] = [];
-  /** Settles when the socket has closed, for whatever reason. */
-  readonly closed: Promise<void>;
 
-  constructor(readonly socket: Socket) {
-    this.reader = new FrameReader(
-      TO_GUEST_KINDS,
-      (kind, payload) => {
-        this.handler(kind, payload);
-      },
-      () => {
-        socket.destroy();
-      },
-    );
-    this.closed = new Promise((resolve) =>
-      socket.once("close", () => {
-        resolve();
-      }),
-    );
-    socket.on("data", (chunk: Buffer) => {
-      this.reader.push(chunk);
-    });
-    socket.on("error", () => {
-      // The close that follows ends whatever used this connection.
-    });
+  constructor(socket: Socket) {
+    super(socket, TO_GUEST_KINDS);
   }
 
   /**
@@ -53,7 +31,7 @@ export class FrameLink {
   }
 
   /** Where the frames from the host go from now on, those held first. */
-  onFrame(handler: (kind: FrameKind, payload: Buffer) => void): void {
+  override onFrame(handler: FrameHandler): void {
     this.handler = handler;
     for (const [kind, payload] of this.held.splice(0)) handler(kind, payload);
   }

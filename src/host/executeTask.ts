@@ -398,13 +398,7 @@ class TaskRun {
         egress.endSetup();
       },
       event: (type, data) => {
-        if (type === "checkpoint") this.atCheckpointKept();
-        try {
-          this.attachment.appendEvent(type, data);
-        } catch (error) {
-          // Only a closed attachment refuses a well-formed event: the run is over.
-          if (!(error instanceof WardenError)) throw error;
-        }
+        this.recordPartEvent(type, data);
       },
       progress: (text) => {
         this.reporter.progress(text);
@@ -492,12 +486,7 @@ class TaskRun {
       attempt: this.attachment.attempt,
       event: (type, data) => {
         if (type === "checkpoint") this.atCheckpointKept();
-        try {
-          this.attachment.appendEvent(type, data);
-        } catch (error) {
-          // Only a closed attachment refuses a well-formed event: the run is over.
-          if (!(error instanceof WardenError)) throw error;
-        }
+        this.recordPartEvent(type, data);
       },
     });
     const channel = await startChannelServer({
@@ -723,6 +712,16 @@ class TaskRun {
       stops.trigger("suspend");
     }, HOST_LIMITS.suspendCheckpointWaitMs);
     this.suspendTimer.unref();
+  }
+
+  /** Records an event of one of the run's parts (setup, checkpoints) while the run lasts. */
+  private recordPartEvent(type: string, data: Record<string, unknown>): void {
+    try {
+      this.attachment.appendEvent(type, data);
+    } catch (error) {
+      // Only a closed attachment refuses a well-formed event: the run is over.
+      if (!(error instanceof WardenError)) throw error;
+    }
   }
 
   /** The host kept a checkpoint: a suspension waiting for one stops the sandbox now. */

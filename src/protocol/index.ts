@@ -161,6 +161,7 @@ export {
   type InsideKind,
   type InsideExit,
 } from "./inside.js";
+export { FrameConnection, type FrameHandler } from "./frameConnection.js";
 export {
   CHECKPOINT_LIMITS,
   CHECKPOINT_SHARE_FILES,

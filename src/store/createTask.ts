@@ -52,12 +52,19 @@ export async function writeNewFile(path: string, bytes: string): Promise<void> {
   }
 }
 
-/** Writes a cancel file whole: a temporary file linked into place, refused if one exists. */
-export async function writeCancelFile(paths: TaskPaths, request: CancelRequest): Promise<boolean> {
-  const temp = join(paths.dir, `.cancel.${randomBytes(6).toString("hex")}.tmp`);
+/**
+ * Writes a request file whole, unless one is there already: a temporary file linked into place,
+ * so a reader never sees half of it and the first writer wins. Says whether it wrote it.
+ */
+export async function writeRequestOnce(
+  paths: TaskPaths,
+  target: string,
+  request: unknown,
+): Promise<boolean> {
+  const temp = join(paths.dir, `.request.${randomBytes(6).toString("hex")}.tmp`);
   await writeNewFile(temp, JSON.stringify(request) + "\n");
   try {
-    await link(temp, paths.cancel);
+    await link(temp, target);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -65,6 +72,11 @@ export async function writeCancelFile(paths: TaskPaths, request: CancelRequest):
   } finally {
     await unlink(temp);
   }
+}
+
+/** Writes a cancel file whole, refused if one exists. */
+export async function writeCancelFile(paths: TaskPaths, request: CancelRequest): Promise<boolean> {
+  return writeRequestOnce(paths, paths.cancel, request);
 }
 
 /** The hop of the task this process runs in: from its spec, else from WARDEN_HOP. */

@@ -3,13 +3,10 @@
 // executor suspends it, by writing suspended.json before it lets go of attach.lock. The next
 // attach removes both files, so the state stays derived: suspended.json without attach.lock held
 // and without terminal.json is `suspended`, and nothing else says so.
-import { randomBytes } from "node:crypto";
-import { link, unlink } from "node:fs/promises";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { TASK_ID } from "../protocol/index.js";
 import { writeFileAtomic, type StoreHooks } from "./atomicFile.js";
-import { writeNewFile } from "./createTask.js";
+import { writeRequestOnce } from "./createTask.js";
 import { damaged, StoreCorruptError } from "./errors.js";
 import { readTextNoFollowSync } from "./noFollow.js";
 import {
@@ -90,17 +87,7 @@ export async function writeSuspendRequest(
   paths: TaskPaths,
   request: SuspendRequest,
 ): Promise<boolean> {
-  const temp = join(paths.dir, `.suspend.${randomBytes(6).toString("hex")}.tmp`);
-  await writeNewFile(temp, JSON.stringify(request) + "\n");
-  try {
-    await link(temp, paths.suspendRequest);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  } finally {
-    await unlink(temp);
-  }
+  return writeRequestOnce(paths, paths.suspendRequest, request);
 }
 
 /** Writes suspended.json atomically; only the lock holder calls it, just before it lets go. */
