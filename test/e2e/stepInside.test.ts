@@ -79,6 +79,27 @@ async function waitingTask(ws: Workspace, options: readonly string[]): Promise<s
   return id;
 }
 
+/** Starts a --debug task in the background whose agent is `sh -c script`; its id. */
+async function startDebugTask(ws: Workspace, deadline: string, script: string): Promise<string> {
+  const run = await runCli(ws.dataDir, [
+    "run",
+    "--detach",
+    "--repo",
+    ws.repo,
+    "--prompt",
+    "quick",
+    "--deadline",
+    deadline,
+    "--debug",
+    "--",
+    "sh",
+    "-c",
+    script,
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  return idOf(run);
+}
+
 /** Runs `warden exec` until the runner serves it (its workspace is being prepared first). */
 async function execWhenServing(
   ws: Workspace,
@@ -330,23 +351,7 @@ describe("--debug", { skip: NO_SYSTEM }, () => {
   test("keeps the sandbox serving after the agent ends until warden stop, and keeps what was done inside", async () => {
     const ws = await workspace();
     try {
-      const run = await runCli(ws.dataDir, [
-        "run",
-        "--detach",
-        "--repo",
-        ws.repo,
-        "--prompt",
-        "quick",
-        "--deadline",
-        "5m",
-        "--debug",
-        "--",
-        "sh",
-        "-c",
-        "echo agent > agent.txt",
-      ]);
-      assert.equal(run.code, 0, run.stderr);
-      const id = idOf(run);
+      const id = await startDebugTask(ws, "5m", "echo agent > agent.txt");
       const giveUpAt = Date.now() + 60_000;
       let log = "";
       while (!/debug: the agent has ended/.test(log) && Date.now() < giveUpAt) {
@@ -383,23 +388,7 @@ describe("--debug", { skip: NO_SYSTEM }, () => {
   test("a hold nobody stops ends at the deadline", async () => {
     const ws = await workspace();
     try {
-      const run = await runCli(ws.dataDir, [
-        "run",
-        "--detach",
-        "--repo",
-        ws.repo,
-        "--prompt",
-        "quick",
-        "--deadline",
-        "25s",
-        "--debug",
-        "--",
-        "sh",
-        "-c",
-        "true",
-      ]);
-      assert.equal(run.code, 0, run.stderr);
-      const id = idOf(run);
+      const id = await startDebugTask(ws, "25s", "true");
       const wait = await runCli(ws.dataDir, ["wait", id, "--timeout", "90s", "--json"]);
       assert.equal(wait.code, 3, wait.stdout + wait.stderr);
       const show = JSON.parse((await runCli(ws.dataDir, ["show", id, "--json"])).stdout) as {

@@ -1,7 +1,8 @@
 // A pseudo-terminal for tests of interactive commands (`warden shell`): a small Python program
 // starts the command on a pty of its own and takes lines on stdin, `D <base64>` for bytes typed
 // and `W <rows> <cols>` for a resize (which the kernel signals to the command as SIGWINCH), and
-// copies the terminal's output to its stdout.
+// copies the terminal's output to its stdout. It is not the runner's ptyProgram on purpose: the
+// terminal a test drives `warden shell` through must not be the code under test.
 import { spawn } from "node:child_process";
 
 const DRIVER = `
