@@ -79,6 +79,7 @@ export async function startCheckpoints(
       const path = adapter.sessionFile?.(home, cwd, id);
       return path === undefined ? undefined : { id, path };
     },
+    keepsSession: adapter.sessionFile !== undefined,
     progress: input.progress,
     warn,
     stop: input.stop,

@@ -3,7 +3,7 @@
 // which borrows the workspace's objects: the agent's repository gains no ref, no object and no
 // index change, so a checkpoint can never disturb what the agent is doing. Uncommitted work
 // becomes a commit on top of the head (CHECKPOINT_WIP_MESSAGE) that only the bundle carries.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CHECKPOINT_WIP_MESSAGE, TASK_BRANCH } from "../protocol/index.js";
 import type { GitStep, Identity } from "./gitSteps.js";
@@ -82,7 +82,10 @@ export function checkpointSteps(r: CheckpointRepo): {
 
 /**
  * Makes the runner's repository once: bare, the workspace's object format, borrowing the
- * workspace's objects (and, through them, whatever those borrow).
+ * workspace's objects (and, through them, whatever those borrow). Its index starts as a copy of
+ * the workspace's, so that the first checkpoint's `add` reads only the files changed since the
+ * checkout instead of every file of the repository; git still checks each entry's stat, so a
+ * copied index can make a checkpoint slower but never wrong.
  */
 export async function openCheckpointRepo(
   r: CheckpointRepo,
@@ -91,15 +94,17 @@ export async function openCheckpointRepo(
   const alternates = join(r.repo, "objects", "info", "alternates");
   const had = await readFile(alternates, "utf8").catch(() => undefined);
   if (had !== undefined) return;
-  const format = (
+  const [format = "", gitDir = join(r.workspace, ".git")] = (
     await runGit(
       { ...git, workspace: r.workspace },
       {
         what: "read the workspace's object format",
-        args: ["-C", r.workspace, "rev-parse", "--show-object-format"],
+        args: ["-C", r.workspace, "rev-parse", "--show-object-format", "--absolute-git-dir"],
       },
     )
-  ).stdout.trim();
+  ).stdout
+    .trim()
+    .split("\n");
   await mkdir(r.repo, { recursive: true, mode: 0o700 });
   await runGit(
     { ...git, workspace: r.repo },
@@ -114,8 +119,9 @@ export async function openCheckpointRepo(
       ],
     },
   );
+  await copyFile(join(gitDir, "index"), join(r.repo, "index")).catch(() => undefined);
   await mkdir(join(r.repo, "objects", "info"), { recursive: true });
-  await writeFile(alternates, `${join(r.workspace, ".git", "objects")}\n`);
+  await writeFile(alternates, `${join(gitDir, "objects")}\n`);
 }
 
 /** Takes one checkpoint of the workspace into `file`. */

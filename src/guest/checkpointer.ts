@@ -3,7 +3,7 @@
 // agent's session file go to the host on a connection of their own, so a big checkpoint never
 // holds up the agent's events or its messages. Checkpoints are a help, never a condition: one
 // that fails is named once and the next boundary tries again.
-import { open, rm, type FileHandle } from "node:fs/promises";
+import { open, rm, stat, type FileHandle } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
@@ -21,6 +21,11 @@ export interface CheckpointerInput {
   readonly scratch: string;
   /** The session file of the agent's current session, when it names one. */
   readonly sessionFile: () => { id: string; path: string } | undefined;
+  /**
+   * Whether the agent keeps a session at all. One that keeps none (a command) gets no checkpoint
+   * as it ends: its results carry the workspace, and a resumed command runs again either way.
+   */
+  readonly keepsSession: boolean;
   readonly progress: (line: string) => void;
   readonly warn: (text: string) => void;
   /** Aborts a checkpoint in progress: the runner was told to stop. */
@@ -60,6 +65,8 @@ export class Checkpointer {
   #failures = 0;
   /** How many checkpoints the host kept, and their cost, for the runner's progress. */
   #kept = 0;
+  /** What the last kept checkpoint covered: the turn boundaries seen and the session's size. */
+  #covered: { turn: number; sessionBytes: number } | undefined;
 
   constructor(input: CheckpointerInput) {
     this.#input = input;
@@ -80,7 +87,9 @@ export class Checkpointer {
 
   /**
    * The agent has exited: waits for the checkpoint in progress, then takes the last one at once
-   * (the conversation's end, which a continuation resumes), within its bound.
+   * (the conversation's end, which a continuation resumes), within its bound. It is spared when
+   * the last kept checkpoint began after the agent's last turn boundary and its session has not
+   * grown since: that checkpoint already holds the end.
    */
   async final(): Promise<void> {
     if (this.#closed) return;
@@ -89,7 +98,11 @@ export class Checkpointer {
     this.#again = false;
     const last = (async () => {
       await this.#running;
-      if (this.#input.stop.aborted) return;
+      if (this.#input.stop.aborted || !this.#input.keepsSession) return;
+      if (this.#coversEnd(await this.#sessionBytes())) {
+        this.#input.progress("the last checkpoint already holds the agent's end");
+        return;
+      }
       await this.#take();
     })();
     let timer: NodeJS.Timeout | undefined;
@@ -137,11 +150,30 @@ export class Checkpointer {
     this.#timer.unref();
   }
 
+  #coversEnd(sessionBytes: number): boolean {
+    return (
+      this.#covered !== undefined &&
+      this.#covered.turn === this.#turn &&
+      this.#covered.sessionBytes === sessionBytes
+    );
+  }
+
+  /** The size of the current session file now (0 when there is none). */
+  async #sessionBytes(): Promise<number> {
+    const session = this.#input.sessionFile();
+    if (session === undefined) return 0;
+    return (await stat(session.path).catch(() => undefined))?.size ?? 0;
+  }
+
   /** Takes one checkpoint and sends it; a failure is a warning (the first) or progress. */
   async #take(): Promise<void> {
     const started = this.#now();
+    // Read before the checkpoint begins, so that anything after it counts as not covered.
+    const turn = this.#turn;
+    const sessionBytes = await this.#sessionBytes();
     try {
       const seq = await this.#send();
+      this.#covered = { turn, sessionBytes };
       this.#kept++;
       this.#input.progress(`checkpoint ${seq} kept (turn boundary ${this.#turn})`);
     } catch (error) {

@@ -91,15 +91,15 @@ describe("the command agent", () => {
     assert.deepEqual(result.warnings, []);
   });
 
-  test("runs as before with a channel, and sends the host its output lines and its last checkpoint", async (t) => {
+  test("runs as before with a channel, and sends the host its output lines and no checkpoint at its end", async (t) => {
     const host = await fakeHost(t);
     const { run, result } = await runWithHost(t, command, host);
     assert.equal(run.exitCode, 0, run.stderr);
     assert.deepEqual(result.agentResult, { result: "fine" });
     assert.deepEqual(result.warnings, []);
-    // A command has no session: its last checkpoint, taken as it ends, carries none.
-    assert.equal(host.checkpoints.length, 1);
-    assert.equal(host.checkpoints[0]?.session, undefined);
+    // A command keeps no session, and its results carry the workspace: a checkpoint as it ends
+    // would hold nothing a resume could use.
+    assert.equal(host.checkpoints.length, 0);
     assert.deepEqual(
       host.recorded.map((r) => r.request).filter((r) => !r.op.startsWith("checkpoint.")),
       [

@@ -1,0 +1,104 @@
+// The runner's checkpoints as the agent ends, against a stand-in host over a real socket and a
+// real git workspace: the end is checkpointed only when the last kept checkpoint does not already
+// hold it, and an agent that keeps no session gets none.
+import assert from "node:assert/strict";
+import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test, type TestContext } from "node:test";
+import { Checkpointer } from "../../src/guest/checkpointer.js";
+import { gitEnvironment } from "../../src/guest/gitSteps.js";
+import { HostChannel } from "../../src/guest/hostChannel.js";
+import { makeRepo } from "../support/share.js";
+import { startFakeHost, type FakeHost } from "./fakeHost.js";
+
+describe("the checkpoint as the agent ends", () => {
+  let root = "";
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), "warden-checkpointer-"));
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  /** A workspace, a session file, a stand-in host and a Checkpointer between them. */
+  async function setUp(
+    t: TestContext,
+    name: string,
+    keepsSession: boolean,
+  ): Promise<{ checkpointer: Checkpointer; host: FakeHost; session: string; workspace: string }> {
+    const dir = join(root, name);
+    const { repo: workspace, head: base } = await makeRepo(join(dir, "workspace"));
+    const session = join(dir, "session.jsonl");
+    await writeFile(session, '{"type":"user","n":1}\n');
+    const host = await startFakeHost();
+    const channel = await HostChannel.open(host.socket);
+    t.after(async () => {
+      channel.close();
+      await host.close();
+    });
+    const checkpointer = new Checkpointer({
+      channel,
+      repo: {
+        workspace,
+        repo: join(dir, "checkpoints.git"),
+        base,
+        identity: { name: "warden", email: "warden@localhost" },
+      },
+      gitEnv: gitEnvironment(process.env.PATH ?? "/usr/bin:/bin", dir),
+      scratch: dir,
+      sessionFile: () => ({ id: "session-1", path: session }),
+      keepsSession,
+      progress: () => undefined,
+      warn: (text) => {
+        throw new Error(`unexpected warning: ${text}`);
+      },
+      stop: new AbortController().signal,
+    });
+    return { checkpointer, host, session, workspace };
+  }
+
+  /** A turn boundary, and its checkpoint kept by the host. */
+  async function boundaryKept(checkpointer: Checkpointer, host: FakeHost): Promise<void> {
+    const from = host.recorded.length;
+    checkpointer.boundary();
+    await host.waitFor(
+      (r) => r.request.op === "checkpoint.end" && host.recorded.indexOf(r) >= from,
+      20_000,
+    );
+  }
+
+  test("an end the last checkpoint already holds takes no further checkpoint", async (t) => {
+    const { checkpointer, host } = await setUp(t, "held", true);
+    await boundaryKept(checkpointer, host);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1);
+    assert.equal(host.checkpoints[0]?.sessionId, "session-1");
+  });
+
+  test("a session that grew after the last checkpoint is checkpointed at the end", async (t) => {
+    const { checkpointer, host, session } = await setUp(t, "grown", true);
+    await boundaryKept(checkpointer, host);
+    await appendFile(session, '{"type":"assistant","n":2}\n');
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 2);
+    assert.match(host.checkpoints[1]?.session?.toString() ?? "", /"n":2/);
+  });
+
+  test("a turn boundary after the last checkpoint is checkpointed at the end", async (t) => {
+    const { checkpointer, host, workspace } = await setUp(t, "later-turn", true);
+    await boundaryKept(checkpointer, host);
+    // The boundary's own checkpoint waits for the throttle; the end does not.
+    await writeFile(join(workspace, "late.txt"), "written in the last turn\n");
+    checkpointer.boundary();
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 2);
+    assert.notEqual(host.checkpoints[1]?.tip, undefined, "the last turn's file is in it");
+  });
+
+  test("an agent that keeps no session gets no checkpoint at its end", async (t) => {
+    const { checkpointer, host } = await setUp(t, "sessionless", false);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 0);
+  });
+});
