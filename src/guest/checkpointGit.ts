@@ -33,26 +33,22 @@ export function checkpointSteps(r: CheckpointRepo): {
   head: GitStep;
   add: GitStep;
   writeTree: GitStep;
-  headTree: (head: string) => GitStep;
   commit: (tree: string, head: string) => GitStep;
   point: (tip: string) => GitStep;
   bundle: (file: string) => GitStep;
 } {
   const own = ["--git-dir", r.repo];
   return {
+    // The head's commit and tree in one call: a line each.
     head: {
       what: "read the agent's HEAD for a checkpoint",
-      args: ["-C", r.workspace, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+      args: ["-C", r.workspace, "rev-parse", "HEAD^{commit}", "HEAD^{tree}"],
     },
     add: {
       what: "take the workspace's files for a checkpoint",
       args: [...own, "--work-tree", r.workspace, "add", "--all", "--", "."],
     },
     writeTree: { what: "write the checkpoint's tree", args: [...own, "write-tree"] },
-    headTree: (head) => ({
-      what: "read the head's tree",
-      args: [...own, "rev-parse", "--verify", "--quiet", `${head}^{tree}`],
-    }),
     commit: (tree, head) => ({
       what: "commit the uncommitted work for a checkpoint",
       args: [
@@ -140,11 +136,10 @@ export async function checkpointWorkspace(
     env: { ...git.env, GIT_INDEX_FILE: join(r.repo, "index") },
   };
   const run = async (step: GitStep): Promise<string> => (await runGit(context, step)).stdout.trim();
-  const head = await run(steps.head);
+  const [head = "", headTree] = (await run(steps.head)).split("\n");
   await run(steps.add);
   const tree = await run(steps.writeTree);
-  const tip =
-    tree === (await run(steps.headTree(head))) ? head : await run(steps.commit(tree, head));
+  const tip = tree === headTree ? head : await run(steps.commit(tree, head));
   if (tip === r.base) return { head };
   await run(steps.point(tip));
   await run(steps.bundle(file));
