@@ -45,7 +45,7 @@ import {
   type SuspendRequest,
 } from "./suspension.js";
 import type { TerminalRecord } from "./terminalRecord.js";
-import type { TaskAttachment } from "./taskStore.js";
+import type { TaskAttachment } from "./taskAttachment.js";
 
 export interface FinishOptions {
   /**

@@ -16,15 +16,8 @@ export {
   type SuspendRequest,
 } from "./suspension.js";
 export { Attachment, type FinishOptions } from "./attachment.js";
-export type {
-  TaskStore,
-  TaskAttachment,
-  Eventually,
-  ActingAs,
-  StoreSendOptions,
-  StoreApproveOptions,
-  StoreFinishOptions,
-} from "./taskStore.js";
+export type { TaskStore, ActingAs, StoreSendOptions, StoreApproveOptions } from "./taskStore.js";
+export type { TaskAttachment, Eventually, StoreFinishOptions } from "./taskAttachment.js";
 export type { CreateOptions } from "./createTask.js";
 export type { CancelOutcome } from "./cancelTask.js";
 export type { WaitOptions, WaitOutcome } from "./waitTask.js";
@@ -39,12 +32,19 @@ export {
   type StoppedBy,
   type TerminalRecord,
   type CancelRequest,
+  isTerminalRecord,
 } from "./terminalRecord.js";
 export type { TerminalInput } from "./buildTerminal.js";
 export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
 export { messageFileNameProblem, type MessageFile, type MessageFileInput } from "./messageFiles.js";
 export { replyFilesDir, type ReplyFilePiece } from "./replyFiles.js";
-export { STORE_EVENTS, type TaskEvent } from "./eventLog.js";
+export {
+  STORE_EVENTS,
+  checkExecutorEventType,
+  eventLine,
+  parseEventLine,
+  type TaskEvent,
+} from "./eventLog.js";
 export {
   APPROVAL_DECISIONS,
   APPROVAL_ANSWERERS,

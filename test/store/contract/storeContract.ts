@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import type { TaskAttachment, TaskEvent, TaskStore } from "../../../src/store/index.js";
 import { STORE_LIMITS } from "../../../src/store/index.js";
 import { MAX_HOP } from "../../../src/protocol/index.js";
+import type { SkipReason } from "../../support/skipWhen.js";
 
 /** A test's own clock: the real time, plus however far the test moved it on. */
 export class TestClock {
@@ -40,8 +41,12 @@ async function collect(events: AsyncGenerator<TaskEvent>): Promise<TaskEvent[]> 
   return out;
 }
 
-export function storeContract(name: string, makeStore: MakeStore): void {
-  describe(`the ${name} store keeps the task store's contract`, () => {
+export function storeContract(
+  name: string,
+  makeStore: MakeStore,
+  options: { skip?: SkipReason } = {},
+): void {
+  describe(`the ${name} store keeps the task store's contract`, { skip: options.skip }, () => {
     const clock = new TestClock();
     let opened: OpenedStore;
     let store: TaskStore;
