@@ -261,6 +261,9 @@ export class FleetAttachment implements TaskAttachment {
   }
 
   #open(): void {
+    if (this.#lost) {
+      throw new LeaseLostError(`attempt ${this.attempt} of task ${this.id} lost its lease`);
+    }
     if (this.#closed) throw new AttachmentClosedError(attachmentClosed(this.id));
   }
 }
