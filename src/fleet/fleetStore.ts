@@ -76,7 +76,7 @@ import {
 } from "./entries.js";
 import { EventAppender, eventPuller } from "./eventStream.js";
 import { FleetAttachment } from "./fleetAttachment.js";
-import { KEYS, openLayout } from "./layout.js";
+import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
 import { FLEET_TIMING } from "./limits.js";
 import {
   changeRun,
@@ -450,6 +450,24 @@ export class FleetStore implements TaskStore {
       }
     } finally {
       if (edge !== undefined) await this.#dropEdge(edge);
+    }
+  }
+
+  /**
+   * The next task to run from the work queue, or undefined when none came within `waitMs`.
+   * Each id goes to one caller; a task whose taker died before attaching it stays `created` in
+   * its run record, where a reaper of the queue can find it.
+   */
+  async nextToRun(waitMs: number): Promise<string | undefined> {
+    const ctx = this.#ctx;
+    const consumer = await ctx.js.consumers.get(ctx.layout.names.queueStream, QUEUE_CONSUMER);
+    for (;;) {
+      const message = await consumer.next({ expires: waitMs });
+      if (message === null) return undefined;
+      await message.ackAck();
+      const id = message.string();
+      // Anything else on the subject is not a task of this store's making; it is dropped.
+      if (isTaskId(id) && (await readSpecEntry(ctx, id)) !== undefined) return id;
     }
   }
 

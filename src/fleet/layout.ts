@@ -44,6 +44,9 @@ export function fleetNames(prefix: string): FleetNames {
   };
 }
 
+/** The durable consumer of the queue that every worker shares. */
+export const QUEUE_CONSUMER = "workers";
+
 export const KEYS = {
   spec: (id: string) => `spec.${id}`,
   run: (id: string) => `run.${id}`,
@@ -79,6 +82,12 @@ export async function openLayout(
     name: names.queueStream,
     subjects: [names.queueSubject],
     retention: "workqueue",
+  });
+  // One durable consumer that every worker pulls from: a work queue allows one consumer per
+  // subject, and sharing it is what hands each id to exactly one worker.
+  await jsm.consumers.add(names.queueStream, {
+    durable_name: QUEUE_CONSUMER,
+    ack_policy: "explicit",
   });
   return { names, kv, objects };
 }
