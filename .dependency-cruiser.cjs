@@ -28,8 +28,9 @@ module.exports = {
     layer("egress", ["protocol"]),
     layer("host", ["protocol", "store", "agents", "sandbox", "egress"]),
     layer("config", ["protocol", "store"]),
+    layer("fleet", ["protocol", "host", "store", "config"]),
     layer("web", ["protocol", "host", "store", "config"]),
-    layer("cli", ["protocol", "host", "store", "config", "web"]),
+    layer("cli", ["protocol", "host", "store", "config", "web", "fleet"]),
     // Each agent is a folder that uses the kit beside it, never another agent's folder, and the
     // kit knows no agent: only src/agents/index.ts names them all.
     {

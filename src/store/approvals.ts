@@ -32,6 +32,7 @@ import {
   type ShapeOf,
 } from "./recordShape.js";
 import type { TaskPaths } from "./taskDir.js";
+import type { TerminalRecord } from "./terminalRecord.js";
 
 export const APPROVAL_DECISIONS = ["allow", "deny"] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
@@ -96,6 +97,34 @@ function storable(text: string, max: number): string {
   return cutText(text.replace(/\p{Cs}/gu, "?"), max).text;
 }
 
+/** The next request of a task that asked `requests` so far; refuses a 9th pending and a 257th. */
+export function planApproval(
+  id: string,
+  requests: readonly ApprovalRequest[],
+  call: { tool: string; input: string; attempt: number },
+  at: number,
+): ApprovalRequest {
+  if (requests.length >= STORE_LIMITS.approvalRequests) {
+    throw new ApprovalsFullError(
+      `task ${id} has asked its ${STORE_LIMITS.approvalRequests} approval requests`,
+    );
+  }
+  const pending = requests.filter((r) => r.state === "pending").length;
+  if (pending >= STORE_LIMITS.approvalsPending) {
+    throw new ApprovalsBusyError(
+      `task ${id} already has ${STORE_LIMITS.approvalsPending} approval requests waiting`,
+    );
+  }
+  return {
+    n: requests.length + 1,
+    tool: storable(call.tool, STORE_LIMITS.approvalToolBytes),
+    input: storable(call.input, STORE_LIMITS.approvalInputBytes),
+    askedAt: at,
+    attempt: call.attempt,
+    state: "pending",
+  };
+}
+
 /** Opens a pending request for a tool call. Refuses a 9th pending one and a 257th in all. */
 export async function openApproval(
   paths: TaskPaths,
@@ -105,25 +134,7 @@ export async function openApproval(
 ): Promise<ApprovalRequest> {
   return withBriefLock(paths.approvalsLock, async () => {
     const requests = await readApprovals(paths);
-    if (requests.length >= STORE_LIMITS.approvalRequests) {
-      throw new ApprovalsFullError(
-        `task ${paths.id} has asked its ${STORE_LIMITS.approvalRequests} approval requests`,
-      );
-    }
-    const pending = requests.filter((r) => r.state === "pending").length;
-    if (pending >= STORE_LIMITS.approvalsPending) {
-      throw new ApprovalsBusyError(
-        `task ${paths.id} already has ${STORE_LIMITS.approvalsPending} approval requests waiting`,
-      );
-    }
-    const request: ApprovalRequest = {
-      n: requests.length + 1,
-      tool: storable(call.tool, STORE_LIMITS.approvalToolBytes),
-      input: storable(call.input, STORE_LIMITS.approvalInputBytes),
-      askedAt: at,
-      attempt: call.attempt,
-      state: "pending",
-    };
+    const request = planApproval(paths.id, requests, call, at);
     await writeApprovals(paths, [...requests, request], hooks);
     return request;
   });
@@ -142,28 +153,39 @@ export async function answerApproval(
 ): Promise<ApprovalRequest> {
   return withBriefLock(paths.approvalsLock, async () => {
     const requests = await readApprovals(paths);
-    const request = requests.find((r) => r.n === n);
-    if (request === undefined) throw new ApprovalNotFoundError(noApprovalRequest(paths.id, n));
-    if (request.state !== "pending") {
-      throw new ApprovalAnsweredError(
-        `approval request ${request.n} of task ${paths.id} was already answered: ${howAnswered(request)}`,
-      );
-    }
-    if (answer.answeredBy === "person") {
-      const terminal = await readTerminal(paths);
-      if (terminal !== undefined) {
-        throw new TaskFinishedError(
-          hasFinished(paths.id, terminal, "its prompts take no more answers"),
-          {
-            terminal,
-          },
-        );
-      }
-    }
-    settle(request, answer, at);
+    const terminal = answer.answeredBy === "person" ? await readTerminal(paths) : undefined;
+    const request = applyAnswer(paths.id, requests, n, answer, at, terminal);
     await writeApprovals(paths, requests, hooks);
     return request;
   });
+}
+
+/**
+ * Settles request `n` among `requests` (in place) with `answer`. Refuses an unknown number, a
+ * request already answered, and a person's answer once the task has its terminal record.
+ */
+export function applyAnswer(
+  id: string,
+  requests: ApprovalRequest[],
+  n: number,
+  answer: ApprovalAnswer,
+  at: number,
+  terminal: TerminalRecord | undefined,
+): ApprovalRequest {
+  const request = requests.find((r) => r.n === n);
+  if (request === undefined) throw new ApprovalNotFoundError(noApprovalRequest(id, n));
+  if (request.state !== "pending") {
+    throw new ApprovalAnsweredError(
+      `approval request ${request.n} of task ${id} was already answered: ${howAnswered(request)}`,
+    );
+  }
+  if (answer.answeredBy === "person" && terminal !== undefined) {
+    throw new TaskFinishedError(hasFinished(id, terminal, "its prompts take no more answers"), {
+      terminal,
+    });
+  }
+  settle(request, answer, at);
+  return request;
 }
 
 /** How a request that is no longer pending was answered, in words. */

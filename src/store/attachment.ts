@@ -45,6 +45,7 @@ import {
   type SuspendRequest,
 } from "./suspension.js";
 import type { TerminalRecord } from "./terminalRecord.js";
+import type { TaskAttachment } from "./taskAttachment.js";
 
 export interface FinishOptions {
   /**
@@ -63,7 +64,7 @@ const RUN_GONE = "the run that asked is gone";
 /** Whether an attachment runs the task, or only records an end it did not run to. */
 export type AttachMode = "run" | "record";
 
-export class Attachment {
+export class Attachment implements TaskAttachment {
   readonly id: string;
   /** The immutable spec, prompt included. */
   readonly spec: TaskSpec;

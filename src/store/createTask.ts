@@ -7,20 +7,18 @@ import { join } from "node:path";
 import { FILE_MODE, syncDir } from "./atomicFile.js";
 import type { StoreContext } from "./context.js";
 import { currentTask, type CurrentTask } from "./envProtocol.js";
-import { resolveDeadline } from "./deadline.js";
 import {
   alreadyExists,
   BadTaskIdError,
   noSuchTask,
   notATaskId,
-  ParentFinishedError,
   SpecImmutableError,
-  TaskCancellingError,
   TaskNotFoundError,
 } from "./errors.js";
 import { ensureRealDir } from "./noFollow.js";
 import { readCancelSync, readSpec, readTerminal } from "./readTask.js";
-import { resolveHop, titleOf, type StoredSpec } from "./spec.js";
+import { planSpec } from "./planSpec.js";
+import type { StoredSpec } from "./spec.js";
 import { TASK_FILES, type TaskPaths } from "./taskDir.js";
 import { isTaskId } from "./taskId.js";
 import type { CancelRequest } from "./terminalRecord.js";
@@ -109,48 +107,28 @@ export async function createTask(
   const parentId = input.parent === null ? null : (input.parent ?? current?.id ?? null);
   let parent: StoredSpec | undefined;
   if (parentId !== null) {
-    const parentPaths = ctx.paths(parentId);
     try {
-      parent = await readSpec(parentPaths);
+      parent = await readSpec(ctx.paths(parentId));
     } catch (error) {
       if (error instanceof TaskNotFoundError) {
         throw new TaskNotFoundError(noSuchTask(parentId, "parent task"));
       }
       throw error;
     }
-    if (options.continuation !== true && (await readTerminal(parentPaths)) !== undefined) {
-      throw new ParentFinishedError(
-        `the parent task ${parentId} has finished, so it can have no new children`,
-      );
-    }
-    if (readCancelSync(parentPaths) !== undefined) {
-      throw new TaskCancellingError(
-        `task ${parentId} is being cancelled, so it can have no new children`,
-      );
-    }
   }
-  // A root made from inside a task still hands that task's work on, so its hop counts too.
-  const parentHop = parent?.hop ?? (current === undefined ? undefined : await hopOf(ctx, current));
-  const continues = options.continuation === true && parent !== undefined;
-  const hop = continues ? (parent?.hop ?? 0) : resolveHop(input.hop, parentHop);
-  const deadline = resolveDeadline(input.deadline, now, continues ? undefined : parent?.deadline);
-  await options.beforeWrite?.();
-
-  const spec: StoredSpec = {
-    version: 1,
+  const parentPaths = parent === undefined ? undefined : ctx.paths(parent.id);
+  const spec = planSpec(input, {
     id,
-    createdAt: now,
-    settings: input.settings ?? {},
-    deadline,
-    parent: parentId,
-    ancestors: parent === undefined ? [] : [...parent.ancestors, parent.id],
-    hop,
-    labels: input.labels ?? {},
-    title: titleOf(input.prompt),
-    promptBytes: Buffer.byteLength(input.prompt),
-  };
-  if (input.repo !== undefined) spec.repo = input.repo;
-  if (input.base !== undefined) spec.base = input.base;
+    now,
+    parent,
+    parentFinished: parentPaths !== undefined && (await readTerminal(parentPaths)) !== undefined,
+    parentCancelling: parentPaths !== undefined && readCancelSync(parentPaths) !== undefined,
+    // A root made from inside a task still hands that task's work on, so its hop counts too.
+    currentHop:
+      parent !== undefined || current === undefined ? undefined : await hopOf(ctx, current),
+    continuation: options.continuation === true,
+  });
+  await options.beforeWrite?.();
 
   const staging = join(ctx.stagingDir, `${id}.${randomBytes(6).toString("hex")}`);
   await mkdir(staging, { mode: 0o700 });

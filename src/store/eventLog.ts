@@ -101,31 +101,14 @@ export class EventLog {
    * dropped. Throws for an event the store does not take (too big, bad type, reserved field).
    */
   append(type: string, data: Record<string, unknown>, at: number): number | undefined {
-    checkEventType(type);
-    if (RESERVED_TYPES.has(type)) {
-      throw new BadEventError(`the event type ${type} is the store's own`);
-    }
+    checkExecutorEventType(type);
     return this.appendStoreEvent(type, data, at);
   }
 
   /** Appends an event of any type, the store's own included. */
   appendStoreEvent(type: string, data: Record<string, unknown>, at: number): number | undefined {
-    for (const key of Object.keys(data)) {
-      if (RESERVED_FIELDS.has(key)) throw new BadEventError(`an event may not set "${key}"`);
-    }
     const seq = this.#seq + 1;
-    let line: string;
-    try {
-      line = JSON.stringify({ seq, at, type, ...data });
-    } catch (error) {
-      throw new BadEventError(`the event is not JSON: ${(error as Error).message}`);
-    }
-    const bytes = Buffer.from(line + "\n");
-    if (bytes.length - 1 > STORE_LIMITS.eventBytes) {
-      throw new EventTooBigError(
-        `an event of ${bytes.length - 1} bytes is over the limit of ${STORE_LIMITS.eventBytes}`,
-      );
-    }
+    const bytes = Buffer.from(eventLine(seq, at, type, data) + "\n");
     if (this.#full) return undefined;
     if (this.#size + bytes.length > STORE_LIMITS.eventsFileBytes - NOTICE_RESERVE) {
       const notice = Buffer.from(
@@ -165,6 +148,39 @@ export class EventLog {
     if (written !== bytes.length) throw new Error("short write to events.jsonl");
     this.#size += written;
   }
+}
+
+/** Refuses an event type an executor may not write: malformed, or one of the store's own. */
+export function checkExecutorEventType(type: string): void {
+  checkEventType(type);
+  if (RESERVED_TYPES.has(type)) {
+    throw new BadEventError(`the event type ${type} is the store's own`);
+  }
+}
+
+/** One event as its JSON line (newline excluded), checked: no reserved field, at most 32 KiB. */
+export function eventLine(
+  seq: number,
+  at: number,
+  type: string,
+  data: Record<string, unknown>,
+): string {
+  for (const key of Object.keys(data)) {
+    if (RESERVED_FIELDS.has(key)) throw new BadEventError(`an event may not set "${key}"`);
+  }
+  let line: string;
+  try {
+    line = JSON.stringify({ seq, at, type, ...data });
+  } catch (error) {
+    throw new BadEventError(`the event is not JSON: ${(error as Error).message}`);
+  }
+  const bytes = Buffer.byteLength(line);
+  if (bytes > STORE_LIMITS.eventBytes) {
+    throw new EventTooBigError(
+      `an event of ${bytes} bytes is over the limit of ${STORE_LIMITS.eventBytes}`,
+    );
+  }
+  return line;
 }
 
 function checkEventType(type: string): void {

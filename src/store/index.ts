@@ -16,6 +16,8 @@ export {
   type SuspendRequest,
 } from "./suspension.js";
 export { Attachment, type FinishOptions } from "./attachment.js";
+export type { TaskStore, ActingAs, StoreSendOptions, StoreApproveOptions } from "./taskStore.js";
+export type { TaskAttachment, Eventually, StoreFinishOptions } from "./taskAttachment.js";
 export type { CreateOptions } from "./createTask.js";
 export type { CancelOutcome } from "./cancelTask.js";
 export type { WaitOptions, WaitOutcome } from "./waitTask.js";
@@ -30,12 +32,19 @@ export {
   type StoppedBy,
   type TerminalRecord,
   type CancelRequest,
+  isTerminalRecord,
 } from "./terminalRecord.js";
 export type { TerminalInput } from "./buildTerminal.js";
 export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
 export { messageFileNameProblem, type MessageFile, type MessageFileInput } from "./messageFiles.js";
 export { replyFilesDir, type ReplyFilePiece } from "./replyFiles.js";
-export { STORE_EVENTS, type TaskEvent } from "./eventLog.js";
+export {
+  STORE_EVENTS,
+  checkExecutorEventType,
+  eventLine,
+  parseEventLine,
+  type TaskEvent,
+} from "./eventLog.js";
 export {
   APPROVAL_DECISIONS,
   APPROVAL_ANSWERERS,
@@ -43,9 +52,19 @@ export {
   type ApprovalAnswerer,
   type ApprovalRequest,
   type AwaitApprovalOptions,
+  type ApprovalAnswer,
+  planApproval,
+  applyAnswer,
 } from "./approvals.js";
 export type { ReplyOutcome, AwaitReplyOptions } from "./awaitReply.js";
-export { taskSpecInputSchema, type TaskSpecInput } from "./specInput.js";
+export { taskSpecInputSchema, checkSpecInput, type TaskSpecInput } from "./specInput.js";
+export { planSpec, type SpecFacts } from "./planSpec.js";
+export { settlementOf, type Settlement } from "./settle.js";
+export { buildTerminal } from "./buildTerminal.js";
+export { checkBody } from "./inbox.js";
+export { isTaskId, IdGenerator } from "./taskId.js";
+export { uniquePrefix, shortIds } from "./shortIds.js";
+export { resolveAmong, type TaskIds } from "./resolveId.js";
 export type { TaskSpec, StoredSpec } from "./spec.js";
 export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
@@ -55,7 +74,14 @@ export { TaskPaths } from "./taskDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export { writeFileAtomic, type StoreHooks } from "./atomicFile.js";
 export { tryFlock, type LockMode } from "./flock.js";
-export { cancelDecision, waitDecision, approveDecision, type Lineage } from "./policy.js";
+export {
+  cancelDecision,
+  waitDecision,
+  approveDecision,
+  closesCycle,
+  rootOf,
+  type Lineage,
+} from "./policy.js";
 export { STORE_LIMITS, STORE_TIMING } from "./limits.js";
 export { awaitTurn, type RunTurn, type TurnOptions } from "./runQueue.js";
 export * from "./errors.js";

@@ -26,7 +26,7 @@ export async function readTaskIds(tasksDir: string): Promise<string[]> {
 }
 
 /** The task `@last-N` names: N tasks before the newest, counting by id (creation time). */
-async function resolveRecent(tasksDir: string, ref: string, wanted: string): Promise<string> {
+async function resolveRecent(ids: TaskIds, ref: string, wanted: string): Promise<string> {
   const match = RECENT.exec(wanted);
   if (match === null) {
     throw new BadTaskIdError(
@@ -34,11 +34,11 @@ async function resolveRecent(tasksDir: string, ref: string, wanted: string): Pro
     );
   }
   const back = Number(match[1] ?? "0");
-  const ids = await readTaskIds(tasksDir);
-  const id = ids[ids.length - 1 - back];
+  const all = await ids.all();
+  const id = all[all.length - 1 - back];
   if (id === undefined) {
     const count =
-      ids.length === 0 ? "no tasks" : ids.length === 1 ? "1 task" : `${ids.length} tasks`;
+      all.length === 0 ? "no tasks" : all.length === 1 ? "1 task" : `${all.length} tasks`;
     const which = back === 0 ? "the newest task" : `the task ${back} before the newest`;
     throw new NoRecentTaskError(
       `${cleanLine(ref.trim())} names ${which}, but this data directory has ${count}`,
@@ -47,9 +47,26 @@ async function resolveRecent(tasksDir: string, ref: string, wanted: string): Pro
   return id;
 }
 
+/** Where a store's task ids come from: every id, oldest first, and whether one exists. */
+export interface TaskIds {
+  all(): Promise<string[]>;
+  exists(id: string): Promise<boolean>;
+}
+
 export async function resolveTaskId(tasksDir: string, ref: string): Promise<string> {
+  return resolveAmong(
+    {
+      all: () => readTaskIds(tasksDir),
+      exists: (id) => Promise.resolve(existsSync(join(tasksDir, id))),
+    },
+    ref,
+  );
+}
+
+/** Resolves a reference among a store's ids, by the rules of resolveTaskId. */
+export async function resolveAmong(ids: TaskIds, ref: string): Promise<string> {
   const wanted = ref.trim().toLowerCase();
-  if (wanted.startsWith("@")) return resolveRecent(tasksDir, ref, wanted);
+  if (wanted.startsWith("@")) return resolveRecent(ids, ref, wanted);
   if (wanted === "" || !isIdAlphabet(wanted)) {
     throw new BadTaskIdError(notATaskId(ref, "it has characters no task id has"));
   }
@@ -58,7 +75,7 @@ export async function resolveTaskId(tasksDir: string, ref: string): Promise<stri
   }
   if (wanted.length === ID_LENGTH) {
     if (!isTaskId(wanted)) throw new BadTaskIdError(notATaskId(ref, "it is not a valid ULID"));
-    if (!existsSync(join(tasksDir, wanted))) throw new TaskNotFoundError(noSuchTask(wanted));
+    if (!(await ids.exists(wanted))) throw new TaskNotFoundError(noSuchTask(wanted));
     return wanted;
   }
   if (wanted.length < STORE_LIMITS.minIdPrefix) {
@@ -66,7 +83,7 @@ export async function resolveTaskId(tasksDir: string, ref: string): Promise<stri
       notATaskId(ref, `a prefix needs at least ${STORE_LIMITS.minIdPrefix} characters`),
     );
   }
-  const matches = (await readTaskIds(tasksDir)).filter((name) => name.startsWith(wanted));
+  const matches = (await ids.all()).filter((name) => name.startsWith(wanted));
   const [first, ...rest] = matches;
   if (first === undefined) throw new TaskNotFoundError(noSuchTask(wanted));
   if (rest.length > 0) {

@@ -25,13 +25,27 @@ export function settlementFor(
   now: number,
   parentFinished: boolean,
 ): Settlement | undefined {
-  if (readCancelSync(paths) !== undefined) {
+  const cancelled = readCancelSync(paths) !== undefined;
+  return settlementOf({ cancelled, deadline: spec.deadline, now, parentFinished });
+}
+
+/**
+ * The same decision from the facts alone, for every store: a cancel request wins over a passed
+ * deadline, which wins over a finished parent.
+ */
+export function settlementOf(facts: {
+  cancelled: boolean;
+  deadline: number;
+  now: number;
+  parentFinished: boolean;
+}): Settlement | undefined {
+  if (facts.cancelled) {
     return {
       kind: "cancelled",
       input: { state: "cancelled", error: "it was cancelled before it ran to its end" },
     };
   }
-  if (now >= spec.deadline) {
+  if (facts.now >= facts.deadline) {
     return {
       kind: "deadline",
       input: {
@@ -41,7 +55,7 @@ export function settlementFor(
       },
     };
   }
-  if (parentFinished) {
+  if (facts.parentFinished) {
     return {
       kind: "parent_finished",
       input: { state: "cancelled", error: "its parent finished before it ran to its end" },

@@ -118,6 +118,7 @@ import { suspendTask, type SuspendOutcome } from "./suspendTask.js";
 import { IdGenerator } from "./taskId.js";
 import { waitTask, type WaitOptions, type WaitOutcome } from "./waitTask.js";
 import { watchEvents, type WatchOptions } from "./watchEvents.js";
+import type { TaskStore } from "./taskStore.js";
 
 export interface OpenOptions {
   /** The --data-dir value; wins over the environment. */
@@ -156,7 +157,7 @@ export interface SuspendOptions {
   by?: string | null;
 }
 
-export class Tasks {
+export class Tasks implements TaskStore {
   readonly #ctx: StoreContext;
   /** Where the data directory came from. */
   readonly dataDirSource: DataDirChoice["source"];

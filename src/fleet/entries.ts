@@ -1,0 +1,98 @@
+// The task's keyed entries beside its run record: children, inbox messages, approval prompts.
+import {
+  isTaskId,
+  type ApprovalRequest,
+  type InboxMessage,
+  type StoredSpec,
+} from "../store/index.js";
+import type { FleetContext } from "./context.js";
+import { FleetContentionError } from "./errors.js";
+import { KEYS } from "./layout.js";
+import { FLEET_TIMING } from "./limits.js";
+import { encode, isWrongRevision, leaseLive, readRun } from "./runRecord.js";
+
+/** The keys under a filter, read whole. */
+export async function keysOf(ctx: FleetContext, filter: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of await ctx.layout.kv.keys(filter)) keys.push(key);
+  return keys;
+}
+
+export async function readJson<T>(ctx: FleetContext, key: string): Promise<T | undefined> {
+  const entry = await ctx.layout.kv.get(key);
+  if (entry === null || entry.operation !== "PUT") return undefined;
+  return entry.json<T>();
+}
+
+/** The entries `<kind>.<id>.<n>`, in the order of n. */
+async function numbered<T>(ctx: FleetContext, filter: string): Promise<T[]> {
+  const keys = await keysOf(ctx, filter);
+  const byN = keys
+    .map((key) => ({ key, n: Number(key.slice(key.lastIndexOf(".") + 1)) }))
+    .filter((k) => Number.isSafeInteger(k.n))
+    .sort((a, b) => a.n - b.n);
+  const out: T[] = [];
+  for (const { key } of byN) {
+    const value = await readJson<T>(ctx, key);
+    if (value !== undefined) out.push(value);
+  }
+  return out;
+}
+
+export async function readMessageList(ctx: FleetContext, id: string): Promise<InboxMessage[]> {
+  return numbered<InboxMessage>(ctx, KEYS.messages(id));
+}
+
+export async function readApprovalList(ctx: FleetContext, id: string): Promise<ApprovalRequest[]> {
+  return numbered<ApprovalRequest>(ctx, KEYS.approvals(id));
+}
+
+export async function childrenOf(ctx: FleetContext, id: string): Promise<string[]> {
+  const prefix = `child.${id}.`;
+  return (await keysOf(ctx, KEYS.children(id)))
+    .map((key) => key.slice(prefix.length))
+    .filter(isTaskId)
+    .sort();
+}
+
+export async function readSpecEntry(
+  ctx: FleetContext,
+  id: string,
+): Promise<StoredSpec | undefined> {
+  return readJson<StoredSpec>(ctx, KEYS.spec(id));
+}
+
+/** The children of a task whose lease is live now. */
+export async function runningChildren(ctx: FleetContext, id: string): Promise<string[]> {
+  const running: string[] = [];
+  for (const child of await childrenOf(ctx, id)) {
+    const read = await readRun(ctx.layout.kv, child);
+    if (read === undefined || read.run.terminal !== undefined) continue;
+    if (leaseLive(read.run.lease, ctx.now(), ctx.leaseTtlMs)) running.push(child);
+  }
+  return running;
+}
+
+/**
+ * Changes one JSON entry by compare-and-set; `change` returns the new value or undefined to
+ * leave it. Returns the value written, or undefined when the entry is missing or was left.
+ */
+export async function updateEntry<T>(
+  ctx: FleetContext,
+  key: string,
+  change: (value: T) => T | undefined,
+): Promise<T | undefined> {
+  for (let i = 0; i < FLEET_TIMING.casAttempts; i++) {
+    const entry = await ctx.layout.kv.get(key);
+    if (entry === null || entry.operation !== "PUT") return undefined;
+    const next = change(entry.json<T>());
+    if (next === undefined) return undefined;
+    try {
+      await ctx.layout.kv.update(key, encode(next), entry.revision);
+      return next;
+    } catch (error) {
+      if (!isWrongRevision(error)) throw error;
+    }
+  }
+  throw new FleetContentionError(`the entry ${key} kept changing under this write`);
+}
