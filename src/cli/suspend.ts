@@ -1,5 +1,6 @@
 // `warden suspend` and `warden resume`: stop a running task without ending it, and run it on.
 import type { Command } from "commander";
+import { suspendWhenOf, suspendWhenText, type SuspendWhen } from "../host/index.js";
 import { NotSuspendedError, type SuspendOutcome } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { runForeground } from "./foreground.js";
@@ -35,8 +36,9 @@ export function registerSuspend(program: Command): void {
     .action(async (ref: string, flags: SuspendFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
       const outcome = await tasks.suspend(ref, { now: flags.now === true });
-      if (flags.json === true) printJson(outcome);
-      else process.stdout.write(suspendLine(outcome) + "\n");
+      const when = suspendWhenOf(await tasks.get(outcome.id), outcome.request.now);
+      if (flags.json === true) printJson({ ...outcome, when });
+      else process.stdout.write(suspendLine(outcome, when) + "\n");
     });
 
   program
@@ -70,9 +72,8 @@ export function registerSuspend(program: Command): void {
     });
 }
 
-function suspendLine(outcome: SuspendOutcome): string {
-  const when = outcome.request.now ? "at once" : "at its next turn boundary";
+function suspendLine(outcome: SuspendOutcome, when: SuspendWhen): string {
   return outcome.requested
-    ? `${outcome.id} suspending ${when}`
+    ? `${outcome.id} suspending ${suspendWhenText(when, outcome.request.now)}`
     : `${outcome.id} was already asked to suspend`;
 }
