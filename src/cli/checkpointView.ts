@@ -23,7 +23,8 @@ export function checkpointView(events: readonly TaskEvent[]): CheckpointView | u
     if (event.type === "checkpoint") {
       view.last = { checkpoint, at: event.at, turn: count(event.turn) ?? 0 };
     } else if (event.type === "resumed") {
-      const reason = event.reason === "continued" ? "continued" : "interrupted";
+      const reason =
+        event.reason === "continued" || event.reason === "suspended" ? event.reason : "interrupted";
       view.resumed = {
         checkpoint,
         reason,
@@ -54,7 +55,7 @@ export function checkpointRows(
         ? undefined
         : resumed.reason === "continued"
           ? `the conversation of ${resumed.from ?? "its parent"}, ${timeText(resumed.at, now)}`
-          : `from checkpoint ${resumed.checkpoint} after an interruption, ${timeText(resumed.at, now)}`,
+          : `from checkpoint ${resumed.checkpoint} after ${resumed.reason === "suspended" ? "a suspension" : "an interruption"}, ${timeText(resumed.at, now)}`,
     ],
   ];
 }

@@ -1,6 +1,7 @@
 // `warden suspend` and `warden resume`: stop a running task without ending it, and run it on.
 import type { Command } from "commander";
-import { NotSuspendedError, type SuspendOutcome } from "../store/index.js";
+import { suspendedTask, suspendWhenOf, suspendWhenText, type SuspendWhen } from "../host/index.js";
+import type { SuspendOutcome } from "../store/index.js";
 import { openTasks } from "./context.js";
 import { runForeground } from "./foreground.js";
 import { runCreated } from "./run.js";
@@ -35,8 +36,9 @@ export function registerSuspend(program: Command): void {
     .action(async (ref: string, flags: SuspendFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
       const outcome = await tasks.suspend(ref, { now: flags.now === true });
-      if (flags.json === true) printJson(outcome);
-      else process.stdout.write(suspendLine(outcome) + "\n");
+      const when = suspendWhenOf(await tasks.get(outcome.id), outcome.request.now);
+      if (flags.json === true) printJson({ ...outcome, when });
+      else process.stdout.write(suspendLine(outcome, when) + "\n");
     });
 
   program
@@ -58,21 +60,16 @@ export function registerSuspend(program: Command): void {
     .option("-q, --quiet", "show no progress")
     .action(async (ref: string, flags: ResumeFlags, cmd: Command) => {
       const tasks = await openTasks(cmd);
-      const id = await tasks.resolve(ref);
       const how = { json: flags.json === true, quiet: flags.quiet === true };
       // The background process of --detach is `start`, which runs a suspended task too.
-      const { state } = await tasks.get(id);
-      if (state !== "suspended") {
-        throw new NotSuspendedError(`task ${id} is ${state}, so there is nothing to resume`);
-      }
+      const id = await suspendedTask(tasks, ref);
       if (flags.detach === true) await runCreated(tasks, id, { ...how, detach: true });
       else process.exitCode = await runForeground(tasks, id, how);
     });
 }
 
-function suspendLine(outcome: SuspendOutcome): string {
-  const when = outcome.request.now ? "at once" : "at its next turn boundary";
+function suspendLine(outcome: SuspendOutcome, when: SuspendWhen): string {
   return outcome.requested
-    ? `${outcome.id} suspending ${when}`
+    ? `${outcome.id} suspending ${suspendWhenText(when, outcome.request.now)}`
     : `${outcome.id} was already asked to suspend`;
 }

@@ -6,7 +6,12 @@ import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { AgentAdapter, AgentResume } from "../agents/index.js";
 import { errorMessage } from "../lang/index.js";
-import { CHECKPOINT_SHARE_FILES, INTERRUPTED_NOTE } from "../protocol/index.js";
+import {
+  CHECKPOINT_SHARE_FILES,
+  INTERRUPTED_NOTE,
+  SUSPENDED_NOTE,
+  type ResumeReason,
+} from "../protocol/index.js";
 import type { AgentStepInput } from "./agentStepInput.js";
 import { Checkpointer } from "./checkpointer.js";
 import { HostChannel } from "./hostChannel.js";
@@ -34,8 +39,19 @@ export async function placeSession(
   await mkdir(dirname(to), { recursive: true, mode: 0o700 });
   await copyFile(from, to);
   input.progress(`resuming the agent's session ${resume.sessionId} (${resume.reason})`);
-  const message = resume.reason === "interrupted" ? INTERRUPTED_NOTE : input.share.prompt;
-  return { sessionId: resume.sessionId, message };
+  return { sessionId: resume.sessionId, message: resumeMessage(resume.reason, input.share.prompt) };
+}
+
+/** The first message of a resumed session: a note of why it resumes, or the continuation's prompt. */
+function resumeMessage(reason: ResumeReason, prompt: string): string {
+  switch (reason) {
+    case "interrupted":
+      return INTERRUPTED_NOTE;
+    case "suspended":
+      return SUSPENDED_NOTE;
+    case "continued":
+      return prompt;
+  }
 }
 
 /** The checkpoints of a run, on a connection of their own, and how to end them. */

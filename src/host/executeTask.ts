@@ -67,6 +67,7 @@ import { verifyWorkspaces } from "./workspaceFacts.js";
 import { leaseWorkspaces, writeWorkspacesShare } from "./workspaceShare.js";
 import { copyTaskSkills } from "./taskSkills.js";
 import { suspensionEnd, type SuspendInput } from "./suspensionEnd.js";
+import { suspendWhen } from "./suspendWhen.js";
 import { USAGE_LIMIT_EVENT_TYPE, UsageLimitWait } from "./usageLimitWait.js";
 import { CheckpointReceiver, RESUMED_EVENT_TYPE, shareCheckpoint } from "./checkpoints/index.js";
 
@@ -331,6 +332,7 @@ class TaskRun {
       this.layout.dir,
       this.layout.share,
       this.plan.spec.base,
+      this.attachment.resumed !== undefined,
       (text) => {
         this.warn(text);
       },
@@ -349,7 +351,7 @@ class TaskRun {
     this.note(
       resume.reason === "continued"
         ? `continuing the conversation of task ${manifest.from ?? "?"}`
-        : `resuming from checkpoint ${manifest.seq} (turn ${manifest.turn})`,
+        : `resuming from checkpoint ${manifest.seq} (turn ${manifest.turn}, ${resume.reason})`,
     );
     return resume;
   }
@@ -663,15 +665,14 @@ class TaskRun {
     // that hangs would end it first.
     const limit = host.guest.debug === true ? undefined : hostLimitMs(host.guest.timeoutSeconds);
     const grace = this.options.stopGraceMs ?? HOST_LIMITS.stopGraceMs;
-    // An agent that reports no turns (a command) has no boundary to wait for: it suspends at once.
-    const turns = host.guest.agent !== "command";
+    const agent = host.guest.agent;
     return new StopTriggers({
       dir: this.layout.dir,
       cancelRequested: () => this.attachment.cancelRequested(),
       suspendNow: () => {
         try {
           const request = this.attachment.suspendRequest();
-          return request !== undefined && (request.now || !turns);
+          return request !== undefined && suspendWhen(agent, request.now) === "at_once";
         } catch {
           // A damaged request is no request; `warden suspend` writes it whole.
           return false;

@@ -44,6 +44,8 @@ export { OUTPUT_EVENT_TYPE } from "./channel/index.js";
 export { findAgentProgram } from "./agentProgram.js";
 export { eventText, dollars, spendText } from "./eventText.js";
 export { listFacts, type ListFacts } from "./listFacts.js";
+export { suspendWhenOf, suspendWhenText, type SuspendWhen } from "./suspendWhen.js";
+export { suspendedTask } from "./suspendedTask.js";
 export { relativeProgram, workingTreeChanges, type WorkingTreeChanges } from "./committedTree.js";
 export { CommandNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";

@@ -48,9 +48,10 @@ export const CHECKPOINT_WIP_MESSAGE = "warden checkpoint: uncommitted work";
 
 /**
  * Why an attach resumes: the task's run was interrupted (its executor died, the machine
- * rebooted, it was suspended), or it continues a finished task's conversation.
+ * rebooted), it was suspended (on request or at a usage limit) and is run on, or it continues a
+ * finished task's conversation.
  */
-export const RESUME_REASONS = ["interrupted", "continued"] as const;
+export const RESUME_REASONS = ["interrupted", "suspended", "continued"] as const;
 export type ResumeReason = (typeof RESUME_REASONS)[number];
 
 /**
@@ -77,6 +78,12 @@ export const INTERRUPTED_NOTE =
   "Your run was interrupted (the process running you stopped) and has been resumed from your " +
   "last completed step: the workspace is as it was then, uncommitted changes included, and " +
   "anything after that step is lost. Check where you were and carry on with the task.";
+
+/** The note an agent is resumed with after its task was suspended and is run on. */
+export const SUSPENDED_NOTE =
+  "Your run was paused (the task was suspended) and has now been resumed from your last " +
+  "completed step: the workspace is as it was then, uncommitted changes included, and anything " +
+  "after that step is lost. Check where you were and carry on with the task.";
 
 /**
  * Checks a session file's bytes line by line: UTF-8, every line a JSON object, none over its

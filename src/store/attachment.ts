@@ -41,6 +41,7 @@ import {
   clearSuspension,
   readSuspendRequestSync,
   writeSuspended,
+  type SuspendReason,
   type SuspendRecord,
   type SuspendRequest,
 } from "./suspension.js";
@@ -72,6 +73,8 @@ export class Attachment implements TaskAttachment {
   readonly resultsDir: string;
   /** 1 on the first run, 2 after one interruption, and so on. */
   readonly attempt: number;
+  /** Why the task was suspended, when this attach runs on a suspended task. */
+  readonly resumed: SuspendReason | undefined;
   readonly #ctx: StoreContext;
   readonly #paths: TaskPaths;
   readonly #lock: HeldLock;
@@ -87,6 +90,7 @@ export class Attachment implements TaskAttachment {
     lock: HeldLock,
     log: EventLog,
     attempt: number,
+    resumed: SuspendReason | undefined,
   ) {
     this.#ctx = ctx;
     this.#paths = paths;
@@ -95,6 +99,7 @@ export class Attachment implements TaskAttachment {
     this.#lock = lock;
     this.#log = log;
     this.attempt = attempt;
+    this.resumed = resumed;
     this.resultsDir = paths.results;
   }
 
@@ -111,6 +116,7 @@ export class Attachment implements TaskAttachment {
   ): Promise<Attachment> {
     const attempt = lock.holder?.attempt ?? 0;
     const log = EventLog.open(paths.events);
+    let resumed: SuspendRecord | undefined;
     try {
       if (mode === "run") {
         const now = ctx.now();
@@ -119,7 +125,7 @@ export class Attachment implements TaskAttachment {
         // Prompts a dead executor left waiting were asked by a run that is gone.
         await expireApprovals(paths, RUN_GONE, now, ctx.hooks);
         // Running it again ends a suspension, and a request to suspend a run that is gone.
-        const resumed = clearSuspension(paths);
+        resumed = clearSuspension(paths);
         log.appendStoreEvent(
           STORE_EVENTS.attached,
           definedFields({ attempt, pid: process.pid, host: ctx.host, resumed: resumed?.reason }),
@@ -130,7 +136,7 @@ export class Attachment implements TaskAttachment {
       log.close();
       throw error;
     }
-    return new Attachment(ctx, paths, spec, lock, log, attempt);
+    return new Attachment(ctx, paths, spec, lock, log, attempt, resumed?.reason);
   }
 
   /** The deadline, ms since the epoch. The executor must end the task by then. */

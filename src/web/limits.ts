@@ -17,6 +17,11 @@ export const WEB_LIMITS = {
   listPage: 200,
   /** A feed with nothing to say still writes a comment this often, so proxies keep it open. */
   keepAliveMs: 15_000,
+  /**
+   * Task ids named in one notice of the list feed (a task's page reloads when its own is named);
+   * a burst about more tasks names none, and every page reloads.
+   */
+  feedTaskIds: 200,
   /** List changes closer together than this are sent as one: a burst of events is one update. */
   listSettleMs: 50,
   /** Notifications sent at once before the rate holds them back: a few tasks ending together. */

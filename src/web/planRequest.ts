@@ -20,6 +20,10 @@ export type WebRoute =
   | { readonly kind: "send"; readonly ref: string }
   | { readonly kind: "approve"; readonly ref: string; readonly n: number }
   | { readonly kind: "cancel"; readonly ref: string }
+  /** Suspend a running task (at its next turn boundary, or at once with `now` in the body). */
+  | { readonly kind: "suspend"; readonly ref: string }
+  /** Run a suspended task on, in the background. */
+  | { readonly kind: "resume"; readonly ref: string }
   /** A new task with this one's spec, run in the background. */
   | { readonly kind: "rerun"; readonly ref: string };
 
@@ -95,6 +99,8 @@ function routeOf(method: string, path: string, query: URLSearchParams): WebRoute
   if (method === "POST") {
     if (rest === "messages") return { kind: "send", ref };
     if (rest === "cancel") return { kind: "cancel", ref };
+    if (rest === "suspend") return { kind: "suspend", ref };
+    if (rest === "resume") return { kind: "resume", ref };
     if (rest === "rerun") return { kind: "rerun", ref };
     const approval = /^approvals\/([1-9][0-9]{0,8})$/.exec(rest);
     if (approval?.[1] !== undefined) return { kind: "approve", ref, n: Number(approval[1]) };

@@ -20,6 +20,8 @@ export interface TaskRow {
   readonly costUSD?: number;
   /** Permission prompts waiting for a person. */
   readonly approvalsPending: number;
+  /** A suspended task's suspension: why, since when, and when it resumes by itself if it does. */
+  readonly suspended?: { reason: string; at: number; resumeAt?: number };
 }
 
 export function taskRow(task: TaskSummary, shortId: string, approvalsPending: number): TaskRow {
@@ -35,6 +37,17 @@ export function taskRow(task: TaskSummary, shortId: string, approvalsPending: nu
     parent: task.parent,
     ...listFacts(task),
     approvalsPending,
+    ...(task.state === "suspended" && task.suspension !== undefined
+      ? {
+          suspended: {
+            reason: task.suspension.reason,
+            at: task.suspension.at,
+            ...(task.suspension.resumeAt === undefined
+              ? {}
+              : { resumeAt: task.suspension.resumeAt }),
+          },
+        }
+      : {}),
   }) as TaskRow;
 }
 

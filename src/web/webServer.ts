@@ -4,7 +4,14 @@
 // change), so it can stop and start at any time.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { checkTakesMessages, diffTask, eventText, rerunTask } from "../host/index.js";
+import {
+  checkTakesMessages,
+  diffTask,
+  eventText,
+  rerunTask,
+  suspendedTask,
+  suspendWhenOf,
+} from "../host/index.js";
 import { WardenError } from "../protocol/index.js";
 import {
   APPROVAL_DECISIONS,
@@ -35,8 +42,9 @@ export interface WebServerOptions {
   readonly token: string;
   readonly page: PageFiles;
   /**
-   * Runs a task the page made (a rerun) in the background, as `warden run --detach` does, and
-   * resolves once it has been taken; the server itself never runs a task.
+   * Runs a task in the background (one the page made by a rerun, or a suspended one it resumes),
+   * as `warden run --detach` does, and resolves once it has been taken; the server itself never
+   * runs a task.
    */
   readonly runInBackground: (id: string) => Promise<void>;
 }
@@ -266,6 +274,23 @@ class WebServer {
         sendJson(res, 200, cleanJson(outcome));
         return;
       }
+      case "suspend": {
+        const body = await readBody(req);
+        if (body.now !== undefined && typeof body.now !== "boolean") {
+          throw new BodyError(400, "`now` is true or false");
+        }
+        const outcome = await tasks.suspend(route.ref, { by: null, now: body.now === true });
+        const when = suspendWhenOf(await tasks.get(outcome.id), outcome.request.now);
+        sendJson(res, 200, cleanJson({ ...outcome, when }));
+        return;
+      }
+      case "resume": {
+        await readBody(req);
+        const id = await suspendedTask(tasks, route.ref);
+        await this.#options.runInBackground(id);
+        sendJson(res, 200, { id, state: (await tasks.get(id)).state });
+        return;
+      }
       case "rerun": {
         await readBody(req);
         const made = await rerunTask(tasks, route.ref, { env: process.env });
@@ -292,8 +317,13 @@ class WebServer {
     const release = this.#takeFeed(res);
     if (release === undefined) return;
     const stream = new EventStream(res);
-    const watch = new ListWatch(this.#options.tasks.dataDir, () => {
-      void stream.send("changed", {});
+    // Each notice names the tasks it was about, so a task's page reloads on its own changes:
+    // a suspension is only whole once the executor lets go, after its last event.
+    const watch = new ListWatch(this.#options.tasks.dataDir, (changed) => {
+      void stream.send(
+        "changed",
+        changed.size > WEB_LIMITS.feedTaskIds ? {} : { tasks: [...changed] },
+      );
     });
     await stream.send("changed", {});
     await new Promise<void>((resolve) => {

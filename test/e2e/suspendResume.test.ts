@@ -110,6 +110,10 @@ describe("suspending a Claude Code task and running it on", { skip: NO_CLAUDE_SY
     const shown = shownToModel(api.turns().at(-1)?.body);
     assert.match(shown, /work, then stop/, "the first prompt, from the session");
     assert.match(shown, /seq 1 40/, "the tool call before the suspension");
+    assert.match(shown, /was paused \(the task was suspended\)/, "told it was paused");
+    assert.doesNotMatch(shown, /was interrupted/, "not told it was interrupted");
+    const show2 = await warden(suite.ws, api, ["show", id]);
+    assert.match(show2.stdout, /^resumed: +from checkpoint \d+ after a suspension/m);
     const again = await warden(suite.ws, api, ["resume", id]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /is succeeded, so there is nothing to resume/);
@@ -188,6 +192,28 @@ describe("suspending a Claude Code task and running it on", { skip: NO_CLAUDE_SY
     const answered = api.turns().filter((r) => r.turn === 1);
     assert.equal(answered.length, 1, "the script went on after the reset");
     assert.match(run.stderr, /usage limit was reached; the task is suspended until/);
+  });
+
+  test("a usage limit after a step resumes the session at the reset, and the model is told it was paused, not interrupted", async () => {
+    const limit = usageLimit(6000);
+    const api = await suite.scripted([
+      { kind: "tool_use", name: "Bash", input: { command: "echo first step" } },
+      // The second step's tool gives the first step's checkpoint time to be kept: the limit
+      // stops the sandbox at once, so the step just before it may have none.
+      { kind: "tool_use", name: "Bash", input: busy(4) },
+      limit.turn,
+      { kind: "text", text: "Done after the pause." },
+    ]);
+    const run = await runClaude(suite.ws, api, "one step, then more", ["--json"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { summary: string }).summary, "Done after the pause.");
+    const id = (JSON.parse(run.stdout) as { id: string }).id;
+    const seen = await events(suite.ws.dataDir, id);
+    assert.equal(seen.find((e) => e.type === "resumed")?.reason, "suspended");
+    const shown = shownToModel(api.turns().at(-1)?.body);
+    assert.match(shown, /echo first step/, "the step before the limit, from the session");
+    assert.match(shown, /was paused \(the task was suspended\)/, "told it was paused");
+    assert.doesNotMatch(shown, /was interrupted/, "not told it was interrupted");
   });
 
   test("while it waits for the reset the task shows when it resumes; killed as it waits, `warden serve` resumes it at the reset", async () => {

@@ -63,6 +63,7 @@ test("the executor's record makes the task suspended once it lets go; the next a
   const again = await store.tasks.attach(task.id);
   try {
     assert.equal(again.attempt, 2);
+    assert.equal(again.resumed, "usage_limit", "the attach knows which suspension it ended");
     assert.equal((await store.tasks.get(task.id)).state, "running");
     assert.ok(!existsSync(join(dir(task.id), "suspended.json")));
     const events = [];

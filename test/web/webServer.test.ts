@@ -203,6 +203,63 @@ describe("the dashboard's server", () => {
     assert.equal((await tasks.get(id)).cancelRequested, true);
   });
 
+  test("suspend and resume carry the token in their header too, and go through the store's checks: a task nobody runs is neither suspended nor resumed", async () => {
+    const { id } = await tasks.create({ prompt: "not running" });
+    for (const action of ["suspend", "resume"]) {
+      const byCookie = await call(
+        server,
+        "POST",
+        `/api/tasks/${id}/${action}`,
+        { cookie: `warden-token=${token}`, "content-type": "application/json" },
+        "{}",
+      );
+      assert.equal(byCookie.status, 401, action);
+      const asForm = await call(
+        server,
+        "POST",
+        `/api/tasks/${id}/${action}`,
+        { ...bearer(), "content-type": "text/plain" },
+        "{}",
+      );
+      assert.equal(asForm.status, 415, action);
+    }
+    const suspend = await call(
+      server,
+      "POST",
+      `/api/tasks/${id}/suspend`,
+      { ...bearer(), "content-type": "application/json" },
+      '{"now":true}',
+    );
+    assert.equal(suspend.status, 409, suspend.body);
+    assert.equal(
+      (JSON.parse(suspend.body) as { error: { code: string } }).error.code,
+      "NOT_SUSPENDABLE",
+    );
+    const badNow = await call(
+      server,
+      "POST",
+      `/api/tasks/${id}/suspend`,
+      { ...bearer(), "content-type": "application/json" },
+      '{"now":"yes"}',
+    );
+    assert.equal(badNow.status, 400, badNow.body);
+    // The server's background runner refuses every run: a resume that got past the check would
+    // answer 500, not the store's refusal.
+    const resume = await call(
+      server,
+      "POST",
+      `/api/tasks/${id}/resume`,
+      { ...bearer(), "content-type": "application/json" },
+      "{}",
+    );
+    assert.equal(resume.status, 409, resume.body);
+    assert.equal(
+      (JSON.parse(resume.body) as { error: { code: string } }).error.code,
+      "NOT_SUSPENDED",
+    );
+    assert.equal((await tasks.get(id)).state, "created");
+  });
+
   test("a rerun of a task with no repository is refused with the host's error, and makes no task", async () => {
     const { id } = await tasks.create({ prompt: "made by the store alone" });
     const before = (await tasks.list()).length;

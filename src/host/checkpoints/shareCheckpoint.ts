@@ -19,11 +19,18 @@ export interface SharedCheckpoint {
   readonly manifest: CheckpointManifest;
 }
 
-/** The resume settings a manifest stands for. Pure. */
-export function resumeOf(manifest: CheckpointManifest, hasSession: boolean): ResumeSettings {
+/**
+ * The resume settings a manifest stands for; `suspended` says the attach runs on a task that was
+ * suspended (its suspension record said so), not one whose run was cut off. Pure.
+ */
+export function resumeOf(
+  manifest: CheckpointManifest,
+  hasSession: boolean,
+  suspended: boolean,
+): ResumeSettings {
   const changed = (manifest.tip ?? manifest.head) !== manifest.base;
   return {
-    reason: manifest.origin === "continue" ? "continued" : "interrupted",
+    reason: manifest.origin === "continue" ? "continued" : suspended ? "suspended" : "interrupted",
     ...(changed ? { head: manifest.head } : {}),
     ...(changed && manifest.tip !== undefined ? { tip: manifest.tip } : {}),
     ...(hasSession && manifest.sessionId !== undefined ? { sessionId: manifest.sessionId } : {}),
@@ -32,12 +39,14 @@ export function resumeOf(manifest: CheckpointManifest, hasSession: boolean): Res
 
 /**
  * Copies the task's kept checkpoint into the share; undefined when there is none to start from.
- * `warn` says why a kept one was set aside.
+ * `suspended` says the task was suspended before this attach; `warn` says why a kept one was set
+ * aside.
  */
 export async function shareCheckpoint(
   taskDir: string,
   shareDir: string,
   base: string,
+  suspended: boolean,
   warn: (text: string) => void,
 ): Promise<SharedCheckpoint | undefined> {
   const kept = await readCheckpoint(taskDir);
@@ -67,5 +76,5 @@ export async function shareCheckpoint(
   if (kept.session !== undefined) {
     await copyFile(kept.session, join(shareDir, CHECKPOINT_SHARE_FILES.session));
   }
-  return { resume: resumeOf(manifest, kept.session !== undefined), manifest };
+  return { resume: resumeOf(manifest, kept.session !== undefined, suspended), manifest };
 }

@@ -34,6 +34,20 @@ export function dollarsText(usd: number | undefined): string {
   return usd === undefined ? "" : `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
+/** A task's state as the list and its page show it: a bound that ended it, a suspension's end. */
+export function stateText(row: {
+  state: string;
+  stoppedBy?: string;
+  suspended?: { resumeAt?: number };
+}): string {
+  if (row.stoppedBy !== undefined) return `${row.state} (${row.stoppedBy})`;
+  const resumeAt = row.suspended?.resumeAt;
+  if (resumeAt !== undefined) {
+    return `${row.state} (until ${new Date(resumeAt).toLocaleTimeString()})`;
+  }
+  return row.state;
+}
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** An SVG element with its attributes; like `el`, it never takes markup. */

@@ -1,7 +1,7 @@
 // The list of tasks: newest first, a page at a time, filtered by state and repository on the
 // page, and fetched again whenever the server says the list may have changed.
 import type { Api } from "./api.js";
-import { clear, dollarsText, el, elapsedText } from "./dom.js";
+import { clear, dollarsText, el, elapsedText, stateText } from "./dom.js";
 
 export interface TaskRow {
   id: string;
@@ -17,6 +17,8 @@ export interface TaskRow {
   commits?: number;
   costUSD?: number;
   approvalsPending: number;
+  /** Why and since when a suspended task is suspended, and when it resumes by itself if it does. */
+  suspended?: { reason: string; at: number; resumeAt?: number };
 }
 
 interface ListAnswer {
@@ -25,7 +27,17 @@ interface ListAnswer {
   more: boolean;
 }
 
-const STATES = ["", "queued", "created", "running", "succeeded", "failed", "cancelled"];
+const STATES = [
+  "",
+  "queued",
+  "created",
+  "running",
+  "suspended",
+  "interrupted",
+  "succeeded",
+  "failed",
+  "cancelled",
+];
 
 export function showList(main: HTMLElement, api: Api, signal: AbortSignal): void {
   let rows: TaskRow[] = [];
@@ -84,7 +96,7 @@ export function showList(main: HTMLElement, api: Api, signal: AbortSignal): void
         el(
           "td",
           { class: `state-${row.state}` },
-          row.stoppedBy === undefined ? row.state : `${row.state} (${row.stoppedBy})`,
+          stateText(row),
           row.approvalsPending > 0 &&
             el("span", { class: "waiting", title: "waiting for an approval" }, " approval "),
         ),

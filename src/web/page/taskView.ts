@@ -5,13 +5,16 @@
 import { ApiError, type Api } from "./api.js";
 import { CostChart } from "./costChart.js";
 import { diffView } from "./diffView.js";
-import { clear, dollarsText, el, elapsedText } from "./dom.js";
+import { clear, dollarsText, el, elapsedText, stateText } from "./dom.js";
 import type { Approval, DiffAnswer, InboxEntry, TaskEvent, TaskPage } from "./pageTypes.js";
 import { Transcript } from "./transcriptView.js";
 
 /** Events after which the task's facts, approvals or messages have changed. */
 const RELOAD_ON = new Set([
   "state",
+  "attached",
+  "stopping",
+  "suspended",
   "approval_asked",
   "approval_answered",
   "message_taken",
@@ -67,6 +70,18 @@ function messageView(message: InboxEntry): HTMLElement {
   );
 }
 
+/** Why and since when a task is suspended, and how it goes on; "" when it is not suspended. */
+function suspensionText(suspended: TaskPage["suspended"]): string {
+  if (suspended === undefined) return "";
+  const why = suspended.reason === "usage_limit" ? "the model API's usage limit" : "on request";
+  const since = new Date(suspended.at).toLocaleTimeString();
+  const goesOn =
+    suspended.resumeAt === undefined
+      ? "resume runs it on"
+      : `resumes by itself at ${new Date(suspended.resumeAt).toLocaleTimeString()}`;
+  return `${why} since ${since}; ${goesOn}`;
+}
+
 function taskLink(id: string): HTMLElement {
   return el("a", { href: `#/task/${id}` }, id);
 }
@@ -82,6 +97,10 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
   const problem = el("p", { class: "error", role: "alert" });
   const message = el("textarea", { "aria-label": "message" });
   const send = el("button", { type: "button" }, "send");
+  const suspend = el("button", { type: "button" }, "suspend");
+  const resume = el("button", { type: "button" }, "resume");
+  suspend.hidden = true;
+  resume.hidden = true;
   const cancel = el("button", { type: "button" }, "cancel task");
   const rerun = el("button", { type: "button" }, "run again");
   rerun.hidden = true;
@@ -90,7 +109,7 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
   main.replaceChildren(
     el("p", {}, el("a", { href: "#/" }, "all tasks")),
     facts,
-    el("div", { class: "actions" }, cancel, rerun),
+    el("div", { class: "actions" }, suspend, resume, cancel, rerun),
     problem,
     section("waiting for an answer", approvals),
     section("conversation", transcript.node),
@@ -111,8 +130,11 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
   };
 
   let changesAsked = false;
+  /** The task's whole id once loaded (the address may hold a prefix). */
+  let shownId = id;
   const load = async (): Promise<void> => {
     const task = await api.get<TaskPage>(`/api/tasks/${encodeURIComponent(id)}`);
+    shownId = task.id;
     clear(facts);
     const fact = (name: string, ...value: (HTMLElement | string)[]): void => {
       if (value.length > 0 && value[0] !== "")
@@ -120,7 +142,8 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
     };
     fact("task", task.id);
     fact("title", task.title);
-    fact("state", task.stoppedBy === undefined ? task.state : `${task.state} (${task.stoppedBy})`);
+    fact("state", stateText(task));
+    fact("suspended", suspensionText(task.suspended));
     fact("agent", task.agent ?? "");
     fact("repository", task.repo ?? "");
     fact("elapsed", elapsedText(task.createdAt, task.finishedAt ?? Date.now()));
@@ -139,6 +162,9 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
     const finished = task.finishedAt !== undefined;
     cancel.hidden = finished;
     rerun.hidden = !finished;
+    // Only a running task can be suspended, and only a suspended one resumed.
+    suspend.hidden = task.state !== "running";
+    resume.hidden = task.state !== "suspended";
     clear(approvals);
     for (const request of task.approvals.filter((r) => r.state === "pending")) {
       const answer = (decision: "allow" | "deny"): void => {
@@ -186,6 +212,12 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
       message.value = "";
     });
   });
+  suspend.addEventListener("click", () => {
+    void act(() => api.post(`/api/tasks/${encodeURIComponent(id)}/suspend`, {}));
+  });
+  resume.addEventListener("click", () => {
+    void act(() => api.post(`/api/tasks/${encodeURIComponent(id)}/resume`, {}));
+  });
   cancel.addEventListener("click", () => {
     void act(() => api.post(`/api/tasks/${encodeURIComponent(id)}/cancel`, {}));
   });
@@ -199,6 +231,14 @@ export function showTask(main: HTMLElement, api: Api, id: string, signal: AbortS
   void load().catch((error: unknown) => {
     problem.textContent = errorText(error);
   });
+  // The list feed names the tasks whose files changed: a change of state that no event follows
+  // (a suspension is whole once the executor lets go, after its last event) reloads the facts.
+  void api
+    .stream("/api/feed", signal, (served) => {
+      const named = (served.data as { tasks?: unknown } | undefined)?.tasks;
+      if (!Array.isArray(named) || named.includes(shownId)) void load();
+    })
+    .catch(() => undefined);
   void api
     .stream(`/api/tasks/${encodeURIComponent(id)}/events?since=0`, signal, (served) => {
       if (served.event === "end") {
