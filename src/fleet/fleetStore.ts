@@ -9,10 +9,11 @@ import {
   AlreadyAttachedError,
   alreadyExists,
   applyAnswer,
+  approveRefused,
+  cancelRefused,
+  waitRefused,
   approveDecision,
-  ApproveNotAllowedError,
   BadTaskIdError,
-  CancelNotAllowedError,
   cancelDecision,
   checkBody,
   checkSpecInput,
@@ -23,7 +24,6 @@ import {
   noSuchTask,
   notATaskId,
   planSpec,
-  relationText,
   resolveAmong,
   rootOf,
   SpecImmutableError,
@@ -32,7 +32,6 @@ import {
   TaskFinishedError,
   TaskNotFoundError,
   waitDecision,
-  WaitNotAllowedError,
   isTaskId,
   summaryOf,
   type DerivedState,
@@ -329,10 +328,7 @@ export class FleetStore implements TaskStore {
     const target = await specOf(this.#ctx, id);
     const verdict = approveDecision(await this.#lineage(by), target);
     if (!verdict.allowed) {
-      throw new ApproveNotAllowedError(
-        `task ${by ?? ""} may not answer the approval requests of ${id}: it is ${relationText(verdict.edge)}`,
-        { edge: verdict.edge },
-      );
+      throw approveRefused(by, id, verdict.edge);
     }
     const terminal = (await runOf(this.#ctx, id)).terminal;
     const answer = { decision, answeredBy: "person" as const, by, reason: options.reason };
@@ -350,10 +346,7 @@ export class FleetStore implements TaskStore {
     const target = await specOf(this.#ctx, id);
     const decision = cancelDecision(await this.#lineage(by), target);
     if (!decision.allowed) {
-      throw new CancelNotAllowedError(
-        `task ${by ?? ""} may not cancel ${id}: it is ${relationText(decision.edge)}`,
-        { edge: decision.edge },
-      );
+      throw cancelRefused(by, id, decision.edge);
     }
     const done = (await runOf(this.#ctx, id)).terminal;
     if (done !== undefined) return { id, marked: [], recorded: [], finished: done };
@@ -368,15 +361,7 @@ export class FleetStore implements TaskStore {
     const asker = await this.#lineage(by);
     const decision = waitDecision(asker, target);
     if (!decision.allowed) {
-      throw new WaitNotAllowedError(
-        `task ${by ?? ""} may not wait on ${id}: it is ${relationText(decision.edge)}`,
-        {
-          edge: decision.edge,
-          ...(decision.edge === "not_a_root"
-            ? { hint: "wait on the root of that tree instead" }
-            : {}),
-        },
-      );
+      throw waitRefused(by, id, decision.edge);
     }
     const { signal } = options;
     signal?.throwIfAborted();
