@@ -1,6 +1,9 @@
 // The task's keyed entries beside its run record: children, inbox messages, approval prompts.
 import {
   isTaskId,
+  noSuchTask,
+  TaskNotFoundError,
+  type TaskSpec,
   type ApprovalRequest,
   type InboxMessage,
   type StoredSpec,
@@ -9,7 +12,7 @@ import type { FleetContext } from "./context.js";
 import { FleetContentionError } from "./errors.js";
 import { KEYS } from "./layout.js";
 import { FLEET_TIMING } from "./limits.js";
-import { encode, isWrongRevision, leaseLive, readRun } from "./runRecord.js";
+import { encode, isWrongRevision, leaseLive, readRun, type RunRecord } from "./runRecord.js";
 
 /** The keys under a filter, read whole. */
 export async function keysOf(ctx: FleetContext, filter: string): Promise<string[]> {
@@ -95,4 +98,34 @@ export async function updateEntry<T>(
     }
   }
   throw new FleetContentionError(`the entry ${key} kept changing under this write`);
+}
+
+export async function allIds(ctx: FleetContext): Promise<string[]> {
+  return (await keysOf(ctx, "spec.*"))
+    .map((key) => key.slice("spec.".length))
+    .filter(isTaskId)
+    .sort();
+}
+
+export async function specOf(ctx: FleetContext, id: string): Promise<StoredSpec> {
+  const spec = await readSpecEntry(ctx, id);
+  if (spec === undefined) throw new TaskNotFoundError(noSuchTask(id));
+  return spec;
+}
+
+export async function fullSpecOf(ctx: FleetContext, id: string): Promise<TaskSpec> {
+  const spec = await specOf(ctx, id);
+  const prompt = await ctx.layout.objects.getBlob(promptObject(id));
+  if (prompt === null) throw new TaskNotFoundError(noSuchTask(id));
+  return { ...spec, prompt: Buffer.from(prompt).toString("utf8") };
+}
+
+export async function runOf(ctx: FleetContext, id: string): Promise<RunRecord> {
+  const read = await readRun(ctx.layout.kv, id);
+  if (read === undefined) throw new TaskNotFoundError(noSuchTask(id));
+  return read.run;
+}
+
+export function promptObject(id: string): string {
+  return `prompt/${id}`;
 }

@@ -1,8 +1,10 @@
 // A task's events on the stream: appended by the one holder of its lease, read by any watcher.
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { eventLine, parseEventLine, type TaskEvent } from "../store/index.js";
+import { eventLine, parseEventLine, type TaskEvent, type WatchOptions } from "../store/index.js";
+import type { FleetContext } from "./context.js";
+import { FLEET_TIMING } from "./limits.js";
 import { LeaseLostError } from "./errors.js";
-import { isWrongRevision } from "./runRecord.js";
+import { isWrongRevision, readRun } from "./runRecord.js";
 
 /** The appending side: the holder knows the subject's last stream sequence and the task's seq. */
 export class EventAppender {
@@ -82,4 +84,36 @@ export async function eventPuller(
       await consumer.delete().catch(() => undefined);
     },
   };
+}
+
+/**
+ * An ordered consumer of the task's subject: events after `since`, in order, once each; ends
+ * once the terminal record exists and its last event was yielded (or at the end, unfollowed).
+ */
+export async function* watchTask(
+  ctx: FleetContext,
+  id: string,
+  options: WatchOptions,
+): AsyncGenerator<TaskEvent> {
+  const { names } = ctx.layout;
+  const puller = await eventPuller(ctx.js, names.eventsStream, names.eventsSubject(id));
+  let last = options.since ?? 0;
+  try {
+    for (;;) {
+      if (options.signal?.aborted === true) return;
+      const got = await puller.pull(FLEET_TIMING.watchPullMs);
+      if (got !== null) {
+        if (got.event.seq > last) {
+          last = got.event.seq;
+          yield got.event;
+        }
+        if (got.pending > 0) continue;
+      }
+      const terminal = (await readRun(ctx.layout.kv, id))?.run.terminal;
+      if (terminal !== undefined && last >= terminal.lastSeq) return;
+      if (options.follow === false && (got === null || got.pending === 0)) return;
+    }
+  } finally {
+    await puller.close();
+  }
 }

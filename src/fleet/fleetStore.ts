@@ -2,7 +2,6 @@
 // what and why). It keeps the filesystem store's rules by the same pure functions (planSpec,
 // settlementOf, the policies, checkBody, planApproval, applyAnswer, buildTerminal); where the
 // filesystem store takes a lock, this store does one compare-and-set on a revision.
-import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -10,38 +9,33 @@ import {
   AlreadyAttachedError,
   alreadyExists,
   applyAnswer,
+  approveRefused,
+  cancelRefused,
+  waitRefused,
   approveDecision,
-  ApproveNotAllowedError,
   BadTaskIdError,
-  CancelNotAllowedError,
   cancelDecision,
   checkBody,
   checkSpecInput,
-  closesCycle,
   currentTask,
-  DeadlinePassedError,
   hasFinished,
   IdGenerator,
   InboxFullError,
   noSuchTask,
   notATaskId,
   planSpec,
-  relationText,
   resolveAmong,
   rootOf,
-  settlementOf,
   SpecImmutableError,
-  STORE_EVENTS,
   STORE_LIMITS,
   TaskCancellingError,
   TaskFinishedError,
   TaskNotFoundError,
-  WaitCycleError,
   waitDecision,
-  WaitNotAllowedError,
   isTaskId,
+  summaryOf,
+  type DerivedState,
   type ActingAs,
-  type Settlement,
   type ApprovalDecision,
   type ApprovalRequest,
   type CancelOutcome,
@@ -55,7 +49,6 @@ import {
   type StoreSendOptions,
   type TaskDetails,
   type TaskEvent,
-  type TaskSpec,
   type TaskSpecInput,
   type TaskStore,
   type TaskSummary,
@@ -66,16 +59,22 @@ import {
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FleetContext } from "./context.js";
 import {
+  allIds,
   childrenOf,
-  keysOf,
+  fullSpecOf,
+  promptObject,
+  runOf,
+  specOf,
   readApprovalList,
   readMessageList,
   readSpecEntry,
-  runningChildren,
   updateEntry,
 } from "./entries.js";
-import { EventAppender, eventPuller } from "./eventStream.js";
-import { FleetAttachment } from "./fleetAttachment.js";
+import { cancelTree, markCancel } from "./cancelTree.js";
+import { watchTask } from "./eventStream.js";
+import type { FleetAttachment } from "./fleetAttachment.js";
+import { beginAttachment, settleIfIdle, takeLease } from "./leases.js";
+import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
 import { FLEET_TIMING } from "./limits.js";
 import {
@@ -87,7 +86,6 @@ import {
   newRunRecord,
   readRun,
   runState,
-  type Lease,
   type RunRecord,
 } from "./runRecord.js";
 
@@ -104,16 +102,6 @@ export interface FleetOpenOptions {
   leaseTtlMs?: number;
   heartbeatMs?: number;
 }
-
-/** A wait edge between two trees, kept until the wait ends or, at the latest, `until`. */
-interface WaitEdgeEntry {
-  from: string;
-  to: string;
-  until: number;
-  token: string;
-}
-
-type Settle = "attach" | "quiet";
 
 export class FleetStore implements TaskStore {
   readonly #nc: NatsConnection;
@@ -166,7 +154,7 @@ export class FleetStore implements TaskStore {
   async resolve(ref: string): Promise<string> {
     return resolveAmong(
       {
-        all: () => this.#allIds(),
+        all: () => allIds(this.#ctx),
         exists: async (id) => (await readSpecEntry(this.#ctx, id)) !== undefined,
       },
       ref,
@@ -224,7 +212,7 @@ export class FleetStore implements TaskStore {
     // takes the parent's request itself.
     if (parent !== undefined) {
       const request = (await readRun(ctx.layout.kv, parent.id))?.run.cancel;
-      if (request !== undefined) await this.#markCancel(id, request);
+      if (request !== undefined) await markCancel(this.#ctx, id, request);
     }
     await ctx.js.publish(ctx.layout.names.queueSubject, id);
     return this.#summary(spec, newRunRecord());
@@ -232,18 +220,18 @@ export class FleetStore implements TaskStore {
 
   async attach(ref: string): Promise<FleetAttachment> {
     const id = await this.resolve(ref);
-    const spec = await this.#fullSpec(id);
-    const taken = await this.#takeLease(spec, "run", "attach");
+    const spec = await fullSpecOf(this.#ctx, id);
+    const taken = await takeLease(this.#ctx, spec, "run", "attach");
     // Only a quiet take leaves a task alone; an attach's take leases it or refuses.
     if (taken === undefined) throw new AlreadyAttachedError(`task ${id} could not be leased`);
-    return this.#begin(spec, taken);
+    return beginAttachment(this.#ctx, spec, taken);
   }
 
   async get(ref: string): Promise<TaskDetails> {
     const ctx = this.#ctx;
     const id = await this.resolve(ref);
-    const spec = await this.#fullSpec(id);
-    const run = await this.#run(id);
+    const spec = await fullSpecOf(this.#ctx, id);
+    const run = await runOf(this.#ctx, id);
     const messages = { pending: 0, in_flight: 0, delivered: 0 };
     for (const m of await readMessageList(ctx, id)) messages[m.state]++;
     const approvals = { pending: 0, answered: 0 };
@@ -262,7 +250,7 @@ export class FleetStore implements TaskStore {
 
   async list(filter: ListFilter = {}): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
-    for (const id of await this.#allIds()) {
+    for (const id of await allIds(this.#ctx)) {
       const known = filter.known?.get(id);
       let summary = known;
       if (summary === undefined) {
@@ -283,29 +271,7 @@ export class FleetStore implements TaskStore {
    * once the terminal record exists and its last event was yielded (or at the end, unfollowed).
    */
   async *watch(ref: string, options: WatchOptions = {}): AsyncGenerator<TaskEvent> {
-    const ctx = this.#ctx;
-    const id = await this.resolve(ref);
-    const { names } = ctx.layout;
-    const puller = await eventPuller(ctx.js, names.eventsStream, names.eventsSubject(id));
-    let last = options.since ?? 0;
-    try {
-      for (;;) {
-        if (options.signal?.aborted === true) return;
-        const got = await puller.pull(FLEET_TIMING.watchPullMs);
-        if (got !== null) {
-          if (got.event.seq > last) {
-            last = got.event.seq;
-            yield got.event;
-          }
-          if (got.pending > 0) continue;
-        }
-        const terminal = (await readRun(ctx.layout.kv, id))?.run.terminal;
-        if (terminal !== undefined && last >= terminal.lastSeq) return;
-        if (options.follow === false && (got === null || got.pending === 0)) return;
-      }
-    } finally {
-      await puller.close();
-    }
+    yield* watchTask(this.#ctx, await this.resolve(ref), options);
   }
 
   async messages(ref: string): Promise<InboxMessage[]> {
@@ -359,15 +325,12 @@ export class FleetStore implements TaskStore {
     const ctx = this.#ctx;
     const id = await this.resolve(ref);
     const by = this.#by(options.by);
-    const target = await this.#spec(id);
+    const target = await specOf(this.#ctx, id);
     const verdict = approveDecision(await this.#lineage(by), target);
     if (!verdict.allowed) {
-      throw new ApproveNotAllowedError(
-        `task ${by ?? ""} may not answer the approval requests of ${id}: it is ${relationText(verdict.edge)}`,
-        { edge: verdict.edge },
-      );
+      throw approveRefused(by, id, verdict.edge);
     }
-    const terminal = (await this.#run(id)).terminal;
+    const terminal = (await runOf(this.#ctx, id)).terminal;
     const answer = { decision, answeredBy: "person" as const, by, reason: options.reason };
     const answered = await updateEntry(ctx, KEYS.approval(id, n), (request: ApprovalRequest) =>
       applyAnswer(id, [request], n, answer, ctx.now(), terminal),
@@ -380,59 +343,33 @@ export class FleetStore implements TaskStore {
   async cancel(ref: string, options: ActingAs = {}): Promise<CancelOutcome> {
     const id = await this.resolve(ref);
     const by = this.#by(options.by);
-    const target = await this.#spec(id);
+    const target = await specOf(this.#ctx, id);
     const decision = cancelDecision(await this.#lineage(by), target);
     if (!decision.allowed) {
-      throw new CancelNotAllowedError(
-        `task ${by ?? ""} may not cancel ${id}: it is ${relationText(decision.edge)}`,
-        { edge: decision.edge },
-      );
+      throw cancelRefused(by, id, decision.edge);
     }
-    const done = (await this.#run(id)).terminal;
+    const done = (await runOf(this.#ctx, id)).terminal;
     if (done !== undefined) return { id, marked: [], recorded: [], finished: done };
-    const request = { by, at: this.#ctx.now(), target: id };
-    const visited: string[] = [];
-    const marked: string[] = [];
-    const queue = [id];
-    while (queue.length > 0) {
-      const next = queue.shift() ?? "";
-      if ((await this.#run(next)).terminal === undefined) {
-        visited.push(next);
-        if (await this.#markCancel(next, request)) marked.push(next);
-      }
-      queue.push(...(await childrenOf(this.#ctx, next)));
-    }
-    const recorded: string[] = [];
-    for (const next of visited.reverse()) {
-      if (await this.#settleIfIdle(next)) recorded.push(next);
-    }
-    return { id, marked, recorded };
+    return { id, ...(await cancelTree(this.#ctx, id, { by, at: this.#ctx.now(), target: id })) };
   }
 
   async wait(ref: string, options: WaitOptions = {}): Promise<WaitOutcome> {
     const ctx = this.#ctx;
     const id = await this.resolve(ref);
-    const target = await this.#spec(id);
+    const target = await specOf(this.#ctx, id);
     const by = this.#by(options.by);
     const asker = await this.#lineage(by);
     const decision = waitDecision(asker, target);
     if (!decision.allowed) {
-      throw new WaitNotAllowedError(
-        `task ${by ?? ""} may not wait on ${id}: it is ${relationText(decision.edge)}`,
-        {
-          edge: decision.edge,
-          ...(decision.edge === "not_a_root"
-            ? { hint: "wait on the root of that tree instead" }
-            : {}),
-        },
-      );
+      throw waitRefused(by, id, decision.edge);
     }
     const { signal } = options;
     signal?.throwIfAborted();
     const giveUpAt = ctx.now() + (options.timeoutMs ?? Infinity);
     let edge: WaitEdgeEntry | undefined;
     if (asker !== undefined && decision.edge === "independent_root") {
-      edge = await this.#registerEdge(
+      edge = await registerWaitEdge(
+        this.#ctx,
         rootOf(asker),
         target.id,
         Math.min(giveUpAt, target.deadline),
@@ -440,16 +377,16 @@ export class FleetStore implements TaskStore {
     }
     try {
       for (;;) {
-        const terminal = (await this.#run(id)).terminal;
+        const terminal = (await runOf(this.#ctx, id)).terminal;
         if (terminal !== undefined) return { kind: "finished", terminal };
         signal?.throwIfAborted();
-        if (await this.#settleIfIdle(id)) continue;
+        if (await settleIfIdle(this.#ctx, id)) continue;
         const now = ctx.now();
         if (now >= giveUpAt) return { kind: "timed_out" };
         await sleep(Math.min(FLEET_TIMING.waitPollMs, giveUpAt - now), undefined, { signal });
       }
     } finally {
-      if (edge !== undefined) await this.#dropEdge(edge);
+      if (edge !== undefined) await dropWaitEdge(this.#ctx, edge);
     }
   }
 
@@ -478,7 +415,7 @@ export class FleetStore implements TaskStore {
    */
   async reap(): Promise<string[]> {
     const freed: string[] = [];
-    for (const id of await this.#allIds()) {
+    for (const id of await allIds(this.#ctx)) {
       const did = await changeRun(this.#ctx.layout.kv, id, (run) => {
         if (run.lease === undefined || run.terminal !== undefined)
           return { keep: true, result: false };
@@ -493,253 +430,12 @@ export class FleetStore implements TaskStore {
     return freed;
   }
 
-  /**
-   * Takes the lease by compare-and-set, or refuses: finished, held by a live holder, or due to
-   * end (then, as the filesystem store does, the end is recorded and the attach refused).
-   */
-  async #takeLease(
-    spec: TaskSpec,
-    purpose: Lease["purpose"],
-    settle: Settle,
-  ): Promise<{ lease: Lease } | undefined> {
-    const ctx = this.#ctx;
-    const id = spec.id;
-    const parentFinished = await this.#parentFinished(spec);
-    const outcome = await changeRun<{ lease: Lease; due: Settlement | undefined } | undefined>(
-      ctx.layout.kv,
-      id,
-      (run) => {
-        const now = ctx.now();
-        if (run.terminal !== undefined) {
-          if (settle === "quiet") return { keep: true, result: undefined };
-          throw new TaskFinishedError(hasFinished(id, run.terminal, "it cannot run again"), {
-            terminal: run.terminal,
-          });
-        }
-        if (leaseLive(run.lease, now, ctx.leaseTtlMs)) {
-          if (settle === "quiet") return { keep: true, result: undefined };
-          const holder =
-            run.lease === undefined
-              ? "running"
-              : `running (attempt ${run.lease.attempt} on ${run.lease.host}, pid ${run.lease.pid})`;
-          throw new AlreadyAttachedError(`task ${id} is ${holder}`);
-        }
-        const due = settlementOf({
-          cancelled: run.cancel !== undefined,
-          deadline: spec.deadline,
-          now,
-          parentFinished,
-        });
-        if (purpose === "run" && due === undefined) {
-          const lease: Lease = {
-            attempt: run.attempts + 1,
-            purpose,
-            pid: process.pid,
-            host: ctx.host,
-            startedAt: now,
-            beatAt: now,
-          };
-          return { write: { ...run, attempts: lease.attempt, lease }, result: { lease, due } };
-        }
-        if (due === undefined) return { keep: true, result: undefined };
-        const lease: Lease = {
-          attempt: run.attempts,
-          purpose: "record",
-          pid: process.pid,
-          host: ctx.host,
-          startedAt: now,
-          beatAt: now,
-        };
-        return { write: { ...run, lease }, result: { lease, due } };
-      },
-    );
-    if (outcome === undefined) return undefined;
-    if (outcome.due === undefined) return { lease: outcome.lease };
-    const record = await (
-      await this.#begin(spec, { lease: outcome.lease })
-    ).finish(outcome.due.input);
-    if (settle === "quiet") return undefined;
-    if (outcome.due.kind === "deadline") {
-      throw new DeadlinePassedError(
-        `task ${id} is past its deadline, so it was recorded as failed instead of run again`,
-        { terminal: record },
-      );
-    }
-    throw new TaskFinishedError(hasFinished(id, record, "it was not run"), { terminal: record });
-  }
-
-  /** Opens the event appender for a taken lease; to run: requeues taken messages, denies prompts. */
-  async #begin(spec: TaskSpec, taken: { lease: Lease }): Promise<FleetAttachment> {
-    const ctx = this.#ctx;
-    const { names } = ctx.layout;
-    const events = await EventAppender.open(
-      ctx.js,
-      ctx.jsm,
-      names.eventsStream,
-      names.eventsSubject(spec.id),
-    );
-    const attachment = new FleetAttachment(ctx, spec, taken.lease, events);
-    if (taken.lease.purpose === "run") {
-      for (const m of await readMessageList(ctx, spec.id)) {
-        if (m.state !== "in_flight") continue;
-        await updateEntry(
-          ctx,
-          KEYS.message(spec.id, m.n),
-          (now: InboxMessage): InboxMessage | undefined => {
-            if (now.state !== "in_flight") return undefined;
-            const back: InboxMessage = { ...now, state: "pending" };
-            delete back.takenAt;
-            return back;
-          },
-        );
-      }
-      for (const r of await readApprovalList(ctx, spec.id)) {
-        if (r.state !== "pending") continue;
-        await updateEntry(ctx, KEYS.approval(spec.id, r.n), (now: ApprovalRequest) =>
-          now.state === "pending"
-            ? applyAnswer(
-                spec.id,
-                [now],
-                now.n,
-                { decision: "deny", answeredBy: "ended", reason: "the run that asked is gone" },
-                ctx.now(),
-                undefined,
-              )
-            : undefined,
-        );
-      }
-      await events.append(
-        STORE_EVENTS.attached,
-        { attempt: taken.lease.attempt, pid: process.pid, host: ctx.host },
-        ctx.now(),
-      );
-    }
-    return attachment;
-  }
-
-  /** Records the end of a task nobody runs that must end; says whether it did. */
-  async #settleIfIdle(id: string): Promise<boolean> {
-    const spec = await this.#fullSpec(id);
-    if ((await runningChildren(this.#ctx, id)).length > 0) return false;
-    try {
-      await this.#takeLease(spec, "record", "quiet");
-    } catch (error) {
-      if (error instanceof AlreadyAttachedError) return false;
-      throw error;
-    }
-    return (await this.#run(id)).terminal !== undefined;
-  }
-
-  async #markCancel(
-    id: string,
-    request: { by: string | null; at: number; target: string },
-  ): Promise<boolean> {
-    return changeRun(this.#ctx.layout.kv, id, (run) =>
-      run.cancel !== undefined || run.terminal !== undefined
-        ? { keep: true, result: false }
-        : { write: { ...run, cancel: request }, result: true },
-    );
-  }
-
-  /** Adds a wait edge between trees by compare-and-set on `waits`, refusing one that cycles. */
-  async #registerEdge(from: string, to: string, until: number): Promise<WaitEdgeEntry> {
-    const kv = this.#ctx.layout.kv;
-    const edge: WaitEdgeEntry = { from, to, until, token: randomBytes(8).toString("hex") };
-    for (let i = 0; i < FLEET_TIMING.casAttempts; i++) {
-      const entry = await kv.get(KEYS.waits);
-      const now = this.#ctx.now();
-      const edges = (entry?.operation === "PUT" ? entry.json<WaitEdgeEntry[]>() : []).filter(
-        (e) => e.until > now,
-      );
-      if (
-        closesCycle(
-          edges.map((e) => [e.from, e.to] as const),
-          from,
-          to,
-        )
-      ) {
-        throw new WaitCycleError(
-          `waiting on ${to} from the tree of ${from} would close a cycle of waits`,
-        );
-      }
-      try {
-        if (entry === null) await kv.create(KEYS.waits, encode([...edges, edge]));
-        else await kv.update(KEYS.waits, encode([...edges, edge]), entry.revision);
-        return edge;
-      } catch (error) {
-        if (!isWrongRevision(error)) throw error;
-      }
-    }
-    throw new WaitCycleError("the wait edges kept changing under this wait");
-  }
-
-  async #dropEdge(edge: WaitEdgeEntry): Promise<void> {
-    await updateEntry(this.#ctx, KEYS.waits, (edges: WaitEdgeEntry[]) =>
-      edges.filter((e) => e.token !== edge.token),
-    );
-  }
-
-  async #parentFinished(spec: StoredSpec): Promise<boolean> {
-    if (spec.parent === null) return false;
-    const parent = (await readRun(this.#ctx.layout.kv, spec.parent))?.run;
-    if (parent === undefined) return true;
-    return parent.terminal !== undefined && parent.terminal.at >= spec.createdAt;
-  }
-
   #summary(spec: StoredSpec, run: RunRecord): TaskSummary {
-    const summary: TaskSummary = {
-      id: spec.id,
-      state: runState(run, this.#ctx.now(), this.#ctx.leaseTtlMs),
-      createdAt: spec.createdAt,
-      deadline: spec.deadline,
-      parent: spec.parent,
-      root: spec.ancestors[0] ?? spec.id,
-      hop: spec.hop,
-      labels: spec.labels,
-      title: spec.title,
-      cancelRequested: run.cancel !== undefined,
-      settings: spec.settings,
-    };
-    if (spec.repo !== undefined) summary.repo = spec.repo;
-    const terminal = run.terminal;
-    if (terminal !== undefined) {
-      summary.finishedAt = terminal.at;
-      if (terminal.details !== undefined) summary.details = terminal.details;
-      if (terminal.stoppedBy !== undefined) summary.stoppedBy = terminal.stoppedBy;
-      if (terminal.summary !== undefined) {
-        summary.summary = terminal.summary;
-        summary.summaryCut = terminal.summaryCut ?? false;
-      }
-    } else if (run.lease !== undefined && summary.state === "running") {
-      summary.holder = holderOf(run.lease);
-    }
-    return summary;
-  }
-
-  async #allIds(): Promise<string[]> {
-    return (await keysOf(this.#ctx, "spec.*"))
-      .map((key) => key.slice("spec.".length))
-      .filter(isTaskId)
-      .sort();
-  }
-
-  async #spec(id: string): Promise<StoredSpec> {
-    const spec = await readSpecEntry(this.#ctx, id);
-    if (spec === undefined) throw new TaskNotFoundError(noSuchTask(id));
-    return spec;
-  }
-
-  async #fullSpec(id: string): Promise<TaskSpec> {
-    const spec = await this.#spec(id);
-    const prompt = await this.#ctx.layout.objects.getBlob(promptObject(id));
-    if (prompt === null) throw new TaskNotFoundError(noSuchTask(id));
-    return { ...spec, prompt: Buffer.from(prompt).toString("utf8") };
-  }
-
-  async #run(id: string): Promise<RunRecord> {
-    const read = await readRun(this.#ctx.layout.kv, id);
-    if (read === undefined) throw new TaskNotFoundError(noSuchTask(id));
-    return read.run;
+    const state = runState(run, this.#ctx.now(), this.#ctx.leaseTtlMs);
+    const derived: DerivedState = { state };
+    if (run.terminal !== undefined) derived.terminal = run.terminal;
+    if (state === "running" && run.lease !== undefined) derived.holder = holderOf(run.lease);
+    return summaryOf(spec, derived, run.cancel !== undefined);
   }
 
   async #lineage(by: string | null): Promise<Lineage | undefined> {
@@ -756,8 +452,4 @@ export class FleetStore implements TaskStore {
   #by(by: string | null | undefined): string | null {
     return by === undefined ? (this.current?.id ?? null) : by;
   }
-}
-
-function promptObject(id: string): string {
-  return `prompt/${id}`;
 }

@@ -4,7 +4,7 @@
 import { acquireLock, probeLock } from "./attachLock.js";
 import type { StoreContext } from "./context.js";
 import { writeCancelFile } from "./createTask.js";
-import { CancelNotAllowedError, ChildrenRunningError, relationText } from "./errors.js";
+import { cancelRefused, ChildrenRunningError } from "./errors.js";
 import { askerLineage } from "./lineage.js";
 import { cancelDecision } from "./policy.js";
 import { listChildren, readFullSpec, readSpec, readTerminalSync } from "./readTask.js";
@@ -46,10 +46,7 @@ export async function cancelTask(
   const target = await readSpec(ctx.paths(targetId));
   const decision = cancelDecision(await askerLineage(ctx, by), target);
   if (!decision.allowed) {
-    throw new CancelNotAllowedError(
-      `task ${by ?? ""} may not cancel ${targetId}: it is ${relationText(decision.edge)}`,
-      { edge: decision.edge },
-    );
+    throw cancelRefused(by, targetId, decision.edge);
   }
   const done = readTerminalSync(ctx.paths(targetId));
   if (done !== undefined) return { id: targetId, marked: [], recorded: [], finished: done };

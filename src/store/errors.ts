@@ -411,3 +411,39 @@ export class NotSuspendedError extends StoreError {
   readonly code: string = "NOT_SUSPENDED";
   readonly exitClass = "operational";
 }
+
+/** The refusal of a cancel between two tasks that stand as `edge` to each other. */
+export function cancelRefused(
+  by: string | null,
+  target: string,
+  edge: CancelRefusal,
+): CancelNotAllowedError {
+  return new CancelNotAllowedError(
+    `task ${by ?? ""} may not cancel ${target}: it is ${relationText(edge)}`,
+    { edge },
+  );
+}
+
+/** The refusal of a wait between two tasks that stand as `edge` to each other. */
+export function waitRefused(
+  by: string | null,
+  target: string,
+  edge: WaitRefusal,
+): WaitNotAllowedError {
+  return new WaitNotAllowedError(
+    `task ${by ?? ""} may not wait on ${target}: it is ${relationText(edge)}`,
+    { edge, ...(edge === "not_a_root" ? { hint: "wait on the root of that tree instead" } : {}) },
+  );
+}
+
+/** The refusal of an answer to a task's approval requests from one that stands as `edge`. */
+export function approveRefused(
+  by: string | null,
+  target: string,
+  edge: ApproveRefusal,
+): ApproveNotAllowedError {
+  return new ApproveNotAllowedError(
+    `task ${by ?? ""} may not answer the approval requests of ${target}: it is ${relationText(edge)}`,
+    { edge },
+  );
+}

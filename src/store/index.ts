@@ -23,8 +23,8 @@ export type { CancelOutcome } from "./cancelTask.js";
 export type { WaitOptions, WaitOutcome } from "./waitTask.js";
 export type { WatchOptions } from "./watchEvents.js";
 export type { RemoveOptions, GcOptions, GcOutcome } from "./removeTask.js";
-export type { TaskSummary, TaskDetails, ListFilter } from "./summary.js";
-export { isExpired, TASK_STATES, type TaskState } from "./state.js";
+export { summaryOf, type TaskSummary, type TaskDetails, type ListFilter } from "./summary.js";
+export { isExpired, TASK_STATES, type TaskState, type DerivedState } from "./state.js";
 export {
   TERMINAL_STATES,
   STOPPED_BY,

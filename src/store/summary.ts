@@ -69,6 +69,15 @@ export function summarize(
   spec: StoredSpec,
   derived: DerivedState = deriveState(paths),
 ): TaskSummary {
+  return summaryOf(spec, derived, existsSync(paths.cancel));
+}
+
+/** A task's summary from its spec, its derived state and whether a cancel was asked: any store. */
+export function summaryOf(
+  spec: StoredSpec,
+  derived: DerivedState,
+  cancelRequested: boolean,
+): TaskSummary {
   const summary: TaskSummary = {
     id: spec.id,
     state: derived.state,
@@ -79,7 +88,7 @@ export function summarize(
     hop: spec.hop,
     labels: spec.labels,
     title: spec.title,
-    cancelRequested: existsSync(paths.cancel),
+    cancelRequested,
     settings: spec.settings,
   };
   if (spec.repo !== undefined) summary.repo = spec.repo;

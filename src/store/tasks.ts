@@ -75,10 +75,9 @@ import { prepareDataDir, resolveDataDir, type DataDirChoice } from "./dataDir.js
 import { currentTask, type CurrentTask } from "./envProtocol.js";
 import {
   AlreadyAttachedError,
-  ApproveNotAllowedError,
+  approveRefused,
   DeadlinePassedError,
   hasFinished,
-  relationText,
   TaskFinishedError,
 } from "./errors.js";
 import type { TaskEvent } from "./eventLog.js";
@@ -304,10 +303,7 @@ export class Tasks implements TaskStore {
     const target = await readSpec(paths);
     const verdict = approveDecision(await askerLineage(this.#ctx, by), target);
     if (!verdict.allowed) {
-      throw new ApproveNotAllowedError(
-        `task ${by ?? ""} may not answer the approval requests of ${paths.id}: it is ${relationText(verdict.edge)}`,
-        { edge: verdict.edge },
-      );
+      throw approveRefused(by, paths.id, verdict.edge);
     }
     return answerApproval(
       paths,

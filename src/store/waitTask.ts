@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { acquireLock, probeLock } from "./attachLock.js";
 import { ChangeBell } from "./changeBell.js";
 import type { StoreContext } from "./context.js";
-import { ChildrenRunningError, relationText, WaitNotAllowedError } from "./errors.js";
+import { ChildrenRunningError, waitRefused } from "./errors.js";
 import { askerLineage } from "./lineage.js";
 import { rootOf, waitDecision } from "./policy.js";
 import { readFullSpec, readSpec, readTerminal, readTerminalSync } from "./readTask.js";
@@ -63,15 +63,7 @@ export async function waitTask(
   const asker = await askerLineage(ctx, by);
   const decision = waitDecision(asker, target);
   if (!decision.allowed) {
-    throw new WaitNotAllowedError(
-      `task ${by ?? ""} may not wait on ${targetId}: it is ${relationText(decision.edge)}`,
-      {
-        edge: decision.edge,
-        ...(decision.edge === "not_a_root"
-          ? { hint: "wait on the root of that tree instead" }
-          : {}),
-      },
-    );
+    throw waitRefused(by, targetId, decision.edge);
   }
   const { signal } = options;
   signal?.throwIfAborted();
