@@ -20,7 +20,7 @@ export interface CheckpointerInput {
   /** Where the bundle is written before it is sent. */
   readonly scratch: string;
   /** The session file of the agent's current session, when it names one. */
-  readonly sessionFile: () => { id: string; path: string } | undefined;
+  readonly sessionFile: () => Promise<{ id: string; path: string } | undefined>;
   readonly progress: (line: string) => void;
   readonly warn: (text: string) => void;
   /** Aborts a checkpoint in progress: the runner was told to stop. */
@@ -164,7 +164,7 @@ export class Checkpointer {
     const workspace = await checkpointWorkspace(repo, { env: gitEnv, signal }, file);
     const bundleBytes =
       workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);
-    const session = this.#input.sessionFile();
+    const session = await this.#input.sessionFile();
     const sessionBytes =
       session === undefined || !existsSync(session.path)
         ? 0

@@ -16,6 +16,7 @@ import {
   type RelayHostSettings,
   type RunningEgress,
 } from "../egress/index.js";
+import { adapterFor } from "../agents/index.js";
 import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
@@ -484,6 +485,7 @@ class TaskRun {
       taskDir: this.layout.dir,
       base: this.plan.spec.base,
       attempt: this.attachment.attempt,
+      sessions: adapterFor(this.plan.host.guest.agent).sessions,
       event: (type, data) => {
         if (type === "checkpoint") this.atCheckpointKept();
         this.recordPartEvent(type, data);

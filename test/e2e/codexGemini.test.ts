@@ -3,54 +3,21 @@
 // server on 127.0.0.1, their events over the channel into the task's events, and each further
 // message delivered as a new run that resumes the agent's session. Only the host holds the key.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import { startScriptedGemini } from "../support/scriptedGemini.js";
-import { startScriptedOpenAI } from "../support/scriptedOpenAI.js";
-import type { RecordedRequest } from "../support/recordedRequest.js";
-import { skipWhen } from "../support/skipWhen.js";
 import { agentEvent, waitForEvent } from "./claudeTasks.js";
+import { agentSkip, CODEX, GEMINI, type Api, type Step } from "./codexGeminiTasks.js";
 import {
   cleanEnv,
   git,
   idOf,
-  NO_SYSTEM,
   runCli,
   workspace,
   type CliResult,
   type Workspace,
 } from "./fixtures.js";
-
-/** One step of a scripted model, in words both agents' scripts can be made from. */
-type Step =
-  | { readonly kind: "shell"; readonly command: string }
-  | { readonly kind: "text"; readonly text: string }
-  | { readonly kind: "error"; readonly status: number; readonly message: string };
-
-/** A scripted API as the tests need it, whichever agent talks to it. */
-interface Api {
-  readonly requests: readonly RecordedRequest[];
-  /** The user texts of each conversation request, in order. */
-  userTexts(): string[][];
-  close(): Promise<void>;
-}
-
-/** What differs between the agents. */
-interface AgentCase {
-  readonly agent: "codex" | "gemini";
-  readonly program: string;
-  /** The host's key, made up for this test process. */
-  readonly realKey: string;
-  /** The header and value the API must get on every request. */
-  readonly keyHeader: (key: string) => [string, string];
-  /** The placeholder the sandbox holds, and where. */
-  readonly placeholder: RegExp;
-  start(steps: readonly Step[]): Promise<{ api: Api; env: Record<string, string> }>;
-}
 
 /** The directory of the package that holds `file`: where its package.json is. */
 function packageOf(file: string): string {
@@ -60,89 +27,9 @@ function packageOf(file: string): string {
   throw new Error(`${file} is in no package`);
 }
 
-const BIN = (name: string): string =>
-  fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
-
-function textsOf(items: unknown, role: string, field: "content" | "parts"): string[] {
-  if (!Array.isArray(items)) return [];
-  const texts: string[] = [];
-  for (const item of items as Record<string, unknown>[]) {
-    if (item.role !== role || !Array.isArray(item[field])) continue;
-    for (const part of item[field] as { text?: unknown }[]) {
-      if (typeof part.text === "string") texts.push(part.text);
-    }
-  }
-  return texts;
-}
-
-const CODEX: AgentCase = {
-  agent: "codex",
-  program: BIN("codex"),
-  realKey: `sk-proj-e2e-${randomBytes(16).toString("hex")}`,
-  keyHeader: (key) => ["authorization", `Bearer ${key}`],
-  placeholder: /OPENAI_API_KEY=sk-warden-placeholder-[0-9a-f]+/,
-  async start(steps) {
-    const api = await startScriptedOpenAI(
-      steps.map((step) =>
-        step.kind === "shell" ? { kind: "command" as const, cmd: step.command } : step,
-      ),
-    );
-    return {
-      api: {
-        requests: api.requests,
-        userTexts: () =>
-          api
-            .responseBodies()
-            .map((body) => textsOf((body as { input?: unknown }).input, "user", "content")),
-        close: () => api.close(),
-      },
-      env: { OPENAI_BASE_URL: api.url, OPENAI_API_KEY: CODEX.realKey },
-    };
-  },
-};
-
-const GEMINI: AgentCase = {
-  agent: "gemini",
-  program: BIN("gemini"),
-  realKey: `AIza-e2e-${randomBytes(16).toString("hex")}`,
-  keyHeader: (key) => ["x-goog-api-key", key],
-  placeholder: /GEMINI_API_KEY=warden-placeholder-[0-9a-f]+/,
-  async start(steps) {
-    const api = await startScriptedGemini(
-      steps.map((step) =>
-        step.kind === "shell"
-          ? {
-              kind: "call" as const,
-              name: "run_shell_command",
-              args: { command: step.command, description: "run it" },
-            }
-          : step,
-      ),
-    );
-    return {
-      api: {
-        requests: api.requests,
-        userTexts: () =>
-          api
-            .turnBodies()
-            .map((body) => textsOf((body as { contents?: unknown }).contents, "user", "parts")),
-        close: () => api.close(),
-      },
-      env: { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: GEMINI.realKey },
-    };
-  },
-};
-
 for (const agentCase of [CODEX, GEMINI]) {
   const { agent, realKey } = agentCase;
-  const skip =
-    NO_SYSTEM ??
-    (skipWhen(
-      existsSync(agentCase.program)
-        ? false
-        : `no ${agent} program at ${agentCase.program}: npm ci installs it`,
-    ) ||
-      undefined);
+  const skip = agentSkip(agentCase);
 
   describe(`${agent} as a warden task`, { skip }, () => {
     let ws: Workspace;
