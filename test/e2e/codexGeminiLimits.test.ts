@@ -1,0 +1,100 @@
+// The model API's usage limit with Codex CLI and Gemini CLI, the real CLIs in the real bubblewrap
+// sandbox: a 429 that says, in its provider's own way, when the limit resets (OpenAI's
+// x-ratelimit-reset-* headers, Gemini's RetryInfo retryDelay) suspends the task by itself until
+// then and it runs on to its end; a reset after the task's deadline ends it at once.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { TaskEvent } from "../../src/store/index.js";
+import { Tasks } from "../../src/store/index.js";
+import {
+  agentSkip,
+  CODEX,
+  GEMINI,
+  usageLimitClock,
+  type Api,
+  type Step,
+} from "./codexGeminiTasks.js";
+import { cleanEnv, runCli, workspace, type CliResult, type Workspace } from "./fixtures.js";
+
+async function events(dataDir: string, id: string): Promise<TaskEvent[]> {
+  const tasks = await Tasks.open({ dataDir, env: {} });
+  const out: TaskEvent[] = [];
+  for await (const event of tasks.watch(id, { follow: false })) out.push(event);
+  return out;
+}
+
+for (const agentCase of [CODEX, GEMINI]) {
+  const { agent } = agentCase;
+
+  describe(`the usage limit of ${agent}'s API`, { skip: agentSkip(agentCase) }, () => {
+    let ws: Workspace;
+    const apis: Api[] = [];
+    before(async () => {
+      ws = await workspace();
+    });
+    after(async () => {
+      await Promise.all(apis.map((api) => api.close()));
+      await ws.cleanup();
+    });
+
+    async function run(steps: readonly Step[], args: string[]) {
+      const started = await agentCase.start(steps);
+      apis.push(started.api);
+      const ran: CliResult = await runCli(
+        ws.dataDir,
+        ["run", "--agent", agent, "--repo", ws.repo, "--prompt", "say done", "--json", ...args],
+        { env: cleanEnv(started.env) },
+      );
+      return { api: started.api, ran };
+    }
+
+    test("a 429 whose limit resets in a few seconds suspends the task, which resumes by itself at the reset, goes on with the same conversation and succeeds", async () => {
+      const clock = usageLimitClock(8000);
+      const { api, ran } = await run(
+        [
+          { kind: "shell", command: "echo written before the limit > notes.txt" },
+          { kind: "limit", clock },
+          { kind: "text", text: "Done after the limit." },
+        ],
+        [],
+      );
+      assert.equal(ran.code, 0, ran.stderr);
+      const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+      assert.equal(ended.state, "succeeded", ran.stdout);
+      assert.equal(ended.summary, "Done after the limit.");
+      const seen = await events(ws.dataDir, String(ended.id));
+      const told = seen.find((e) => e.type === "usage_limit");
+      assert.ok(told !== undefined, "the relay told the host of the limit");
+      assert.equal(told.verdict, "wait");
+      assert.equal(told.source, agentCase.limitSource);
+      const suspended = seen.find((e) => e.type === "suspended");
+      assert.equal(suspended?.reason, "usage_limit");
+      const resetAt = clock.resetAt();
+      assert.ok(typeof suspended.resumeAt === "number" && suspended.resumeAt >= resetAt - 1000);
+      const resumed = seen.find((e) => e.type === "attached" && e.resumed === "usage_limit");
+      assert.ok(resumed !== undefined, "it was attached again to resume");
+      assert.ok(resumed.at >= resetAt - 1000, "not before the reset");
+      assert.match(ran.stderr, /usage limit was reached; the task is suspended until/);
+      const shown = JSON.stringify(api.bodies().at(-1));
+      assert.ok(shown.includes("say done"), "the first prompt, from the kept conversation");
+      assert.ok(shown.includes("echo written before the limit"), "the tool call before the limit");
+      const diff = await runCli(ws.dataDir, ["diff", String(ended.id)], { env: cleanEnv() });
+      assert.match(diff.stdout, /\+written before the limit/);
+    });
+
+    test("a 429 whose limit resets after the deadline ends the task at once: failed, stopped by the usage limit", async () => {
+      const clock = usageLimitClock(3_600_000);
+      const started = Date.now();
+      const { ran } = await run([{ kind: "limit", clock }], ["--deadline", "10m"]);
+      assert.equal(ran.code, 3, ran.stderr);
+      assert.ok(Date.now() - started < 120_000, "it did not wait");
+      const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+      assert.equal(ended.state, "failed");
+      assert.equal(ended.stoppedBy, "usage_limit");
+      assert.match(String(ended.error), /usage limit resets at .*, after the task's deadline/);
+      const seen = await events(ws.dataDir, String(ended.id));
+      assert.equal(seen.find((e) => e.type === "usage_limit")?.verdict, "past_deadline");
+      assert.ok(!seen.some((e) => e.type === "suspended"), "it was never suspended");
+    });
+  });
+}
