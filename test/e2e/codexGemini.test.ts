@@ -6,18 +6,10 @@ import assert from "node:assert/strict";
 import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { agentEvent, waitForEvent } from "./claudeTasks.js";
-import { agentSkip, CODEX, GEMINI, type Api, type Step } from "./codexGeminiTasks.js";
-import {
-  cleanEnv,
-  git,
-  idOf,
-  runCli,
-  workspace,
-  type CliResult,
-  type Workspace,
-} from "./fixtures.js";
+import { agentSkip, agentSuite, CODEX, GEMINI, type Step } from "./codexGeminiTasks.js";
+import { git, idOf } from "./fixtures.js";
 
 /** The directory of the package that holds `file`: where its package.json is. */
 function packageOf(file: string): string {
@@ -32,27 +24,8 @@ for (const agentCase of [CODEX, GEMINI]) {
   const skip = agentSkip(agentCase);
 
   describe(`${agent} as a warden task`, { skip }, () => {
-    let ws: Workspace;
-    const apis: Api[] = [];
-
-    before(async () => {
-      ws = await workspace();
-    });
-    after(async () => {
-      await Promise.all(apis.map((api) => api.close()));
-      await ws.cleanup();
-    });
-
-    async function scripted(steps: readonly Step[]) {
-      const started = await agentCase.start(steps);
-      apis.push(started.api);
-      const env = cleanEnv(started.env);
-      const warden = (args: string[], extra: Record<string, string> = {}): Promise<CliResult> =>
-        runCli(ws.dataDir, args, { env: { ...env, ...extra } });
-      const run = (prompt: string, args: string[] = []): Promise<CliResult> =>
-        warden(["run", "--agent", agent, "--repo", ws.repo, "--prompt", prompt, ...args]);
-      return { api: started.api, warden, run };
-    }
+    const suite = agentSuite(agentCase);
+    const scripted = (steps: readonly Step[]) => suite.scripted(steps);
 
     test("a shell command that commits: the task succeeds, fetch brings the commit, and the real key stays on the host", async () => {
       const { api, warden, run } = await scripted([
@@ -75,10 +48,10 @@ for (const agentCase of [CODEX, GEMINI]) {
       const fetched = await warden(["fetch", id, "--json"]);
       assert.equal(fetched.code, 0, fetched.stderr);
       const branch = (JSON.parse(fetched.stdout) as { branch: string }).branch;
-      assert.equal(await git(ws.repo, "show", `${branch}:hi.txt`), "hi");
-      assert.equal(await git(ws.repo, "log", "-1", "--format=%s", branch), "add hi");
+      assert.equal(await git(suite.ws.repo, "show", `${branch}:hi.txt`), "hi");
+      assert.equal(await git(suite.ws.repo, "log", "-1", "--format=%s", branch), "add hi");
       // The agent's home (its config and sessions) lives outside the workspace.
-      const files = await git(ws.repo, "ls-tree", "-r", "--name-only", branch);
+      const files = await git(suite.ws.repo, "ls-tree", "-r", "--name-only", branch);
       assert.doesNotMatch(files, /\.codex|\.gemini|agent-home/);
 
       const watch = await warden(["watch", id]);
@@ -107,7 +80,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const started = await run("do step one", ["--detach"]);
       assert.equal(started.code, 0, started.stderr);
       const id = idOf(started);
-      await waitForEvent(ws, id, agentEvent("tool_use"));
+      await waitForEvent(suite.ws, id, agentEvent("tool_use"));
       const sent = await warden(["send", id, "also say banana", "--await", "--timeout", "90s"]);
       assert.equal(sent.code, 0, sent.stderr);
       // Codex hands the escape on and warden shows it as `?`; Gemini drops it itself.
@@ -127,7 +100,7 @@ for (const agentCase of [CODEX, GEMINI]) {
         "the resumed run carries the session's first exchange",
       );
       const inbox = JSON.parse(
-        await readFile(join(ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
+        await readFile(join(suite.ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
       ) as { messages: { state: string; reply: string }[] };
       assert.equal(inbox.messages[0]?.state, "delivered");
       const transcript = await warden(["logs", id, "--transcript"]);
@@ -157,7 +130,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const pkg = packageOf(realpathSync(agentCase.program));
       const { warden } = await scripted([{ kind: "text", text: "Ran from the home." }]);
       const ran = await warden(
-        ["run", "--agent", agent, "--repo", ws.repo, "--prompt", "say where", "--json"],
+        ["run", "--agent", agent, "--repo", suite.ws.repo, "--prompt", "say where", "--json"],
         { HOME: dirname(pkg) },
       );
       assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);

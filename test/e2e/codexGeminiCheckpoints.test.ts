@@ -6,51 +6,17 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { waitForEvent } from "./claudeTasks.js";
-import { agentSkip, CODEX, GEMINI, type Api, type Step } from "./codexGeminiTasks.js";
-import { cleanEnv, idOf, runCli, workspace, type CliResult, type Workspace } from "./fixtures.js";
-
-/** The executor's pid, as it wrote it into attach.lock. */
-function executorPid(dataDir: string, id: string): number {
-  const holder = JSON.parse(readFileSync(join(dataDir, "tasks", id, "attach.lock"), "utf8")) as {
-    pid: number;
-  };
-  return holder.pid;
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the condition did not come true in time");
-}
+import { agentSkip, agentSuite, CODEX, GEMINI, type Step } from "./codexGeminiTasks.js";
+import { executorPid, idOf, until } from "./fixtures.js";
 
 for (const agentCase of [CODEX, GEMINI]) {
   const { agent } = agentCase;
 
   describe(`checkpoints, resume and continue with ${agent}`, { skip: agentSkip(agentCase) }, () => {
-    let ws: Workspace;
-    const apis: Api[] = [];
-    before(async () => {
-      ws = await workspace();
-    });
-    after(async () => {
-      await Promise.all(apis.map((api) => api.close()));
-      await ws.cleanup();
-    });
-
-    async function scripted(steps: readonly Step[]) {
-      const started = await agentCase.start(steps);
-      apis.push(started.api);
-      const env = cleanEnv(started.env);
-      const warden = (args: string[]): Promise<CliResult> => runCli(ws.dataDir, args, { env });
-      const run = (prompt: string, args: string[] = []): Promise<CliResult> =>
-        warden(["run", "--agent", agent, "--repo", ws.repo, "--prompt", prompt, ...args]);
-      return { api: started.api, warden, run };
-    }
+    const suite = agentSuite(agentCase);
+    const scripted = (steps: readonly Step[]) => suite.scripted(steps);
 
     test("after a SIGKILL of the executor, start resumes from the last checkpoint: the file written before is there and the model sees the earlier turns of the same session", async () => {
       const { api, warden, run } = await scripted([
@@ -63,17 +29,17 @@ for (const agentCase of [CODEX, GEMINI]) {
       assert.equal(started.code, 0, started.stderr);
       const id = idOf(started);
       const kept = await waitForEvent(
-        ws,
+        suite.ws,
         id,
         (e) => e.type === "checkpoint" && typeof e.tip === "string" && Number(e.sessionBytes) > 0,
         120_000,
       ).catch((error: unknown) => {
-        const dir = join(ws.dataDir, "tasks", id);
+        const dir = join(suite.ws.dataDir, "tasks", id);
         console.log(readFileSync(join(dir, "events.jsonl"), "utf8"));
         throw error;
       });
       await until(async () => Promise.resolve(api.bodies().length >= 2));
-      process.kill(executorPid(ws.dataDir, id), "SIGKILL");
+      process.kill(executorPid(suite.ws.dataDir, id), "SIGKILL");
       await until(async () => {
         const show = await warden(["show", id, "--json"]);
         return (JSON.parse(show.stdout) as { state: string }).state === "interrupted";
@@ -104,7 +70,7 @@ for (const agentCase of [CODEX, GEMINI]) {
         show.stdout,
         new RegExp(`resumed: +from checkpoint ${String(kept.checkpoint)} after an interruption`),
       );
-      const log = readFileSync(join(ws.dataDir, "tasks", id, "results", "guest.log"), "utf8");
+      const log = readFileSync(join(suite.ws.dataDir, "tasks", id, "results", "guest.log"), "utf8");
       assert.match(log, /resuming the agent's session/);
     });
 

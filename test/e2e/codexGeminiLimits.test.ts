@@ -3,49 +3,26 @@
 // x-ratelimit-reset-* headers, Gemini's RetryInfo retryDelay) suspends the task by itself until
 // then and it runs on to its end; a reset after the task's deadline ends it at once.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { TaskEvent } from "../../src/store/index.js";
-import { Tasks } from "../../src/store/index.js";
+import { describe, test } from "node:test";
 import {
   agentSkip,
+  agentSuite,
   CODEX,
   GEMINI,
   usageLimitClock,
-  type Api,
   type Step,
 } from "./codexGeminiTasks.js";
-import { cleanEnv, runCli, workspace, type CliResult, type Workspace } from "./fixtures.js";
-
-async function events(dataDir: string, id: string): Promise<TaskEvent[]> {
-  const tasks = await Tasks.open({ dataDir, env: {} });
-  const out: TaskEvent[] = [];
-  for await (const event of tasks.watch(id, { follow: false })) out.push(event);
-  return out;
-}
+import { cleanEnv, runCli, taskEvents } from "./fixtures.js";
 
 for (const agentCase of [CODEX, GEMINI]) {
   const { agent } = agentCase;
 
   describe(`the usage limit of ${agent}'s API`, { skip: agentSkip(agentCase) }, () => {
-    let ws: Workspace;
-    const apis: Api[] = [];
-    before(async () => {
-      ws = await workspace();
-    });
-    after(async () => {
-      await Promise.all(apis.map((api) => api.close()));
-      await ws.cleanup();
-    });
+    const suite = agentSuite(agentCase);
 
     async function run(steps: readonly Step[], args: string[]) {
-      const started = await agentCase.start(steps);
-      apis.push(started.api);
-      const ran: CliResult = await runCli(
-        ws.dataDir,
-        ["run", "--agent", agent, "--repo", ws.repo, "--prompt", "say done", "--json", ...args],
-        { env: cleanEnv(started.env) },
-      );
-      return { api: started.api, ran };
+      const { api, run: runTask } = await suite.scripted(steps);
+      return { api, ran: await runTask("say done", ["--json", ...args]) };
     }
 
     test("a 429 whose limit resets in a few seconds suspends the task, which resumes by itself at the reset, goes on with the same conversation and succeeds", async () => {
@@ -62,7 +39,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
       assert.equal(ended.state, "succeeded", ran.stdout);
       assert.equal(ended.summary, "Done after the limit.");
-      const seen = await events(ws.dataDir, String(ended.id));
+      const seen = await taskEvents(suite.ws.dataDir, String(ended.id));
       const told = seen.find((e) => e.type === "usage_limit");
       assert.ok(told !== undefined, "the relay told the host of the limit");
       assert.equal(told.verdict, "wait");
@@ -78,7 +55,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const shown = JSON.stringify(api.bodies().at(-1));
       assert.ok(shown.includes("say done"), "the first prompt, from the kept conversation");
       assert.ok(shown.includes("echo written before the limit"), "the tool call before the limit");
-      const diff = await runCli(ws.dataDir, ["diff", String(ended.id)], { env: cleanEnv() });
+      const diff = await runCli(suite.ws.dataDir, ["diff", String(ended.id)], { env: cleanEnv() });
       assert.match(diff.stdout, /\+written before the limit/);
     });
 
@@ -92,7 +69,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       assert.equal(ended.state, "failed");
       assert.equal(ended.stoppedBy, "usage_limit");
       assert.match(String(ended.error), /usage limit resets at .*, after the task's deadline/);
-      const seen = await events(ws.dataDir, String(ended.id));
+      const seen = await taskEvents(suite.ws.dataDir, String(ended.id));
       assert.equal(seen.find((e) => e.type === "usage_limit")?.verdict, "past_deadline");
       assert.ok(!seen.some((e) => e.type === "suspended"), "it was never suspended");
     });

@@ -9,7 +9,15 @@ import { startScriptedGemini, type ScriptedGeminiTurn } from "../support/scripte
 import { startScriptedOpenAI, type ScriptedResponse } from "../support/scriptedOpenAI.js";
 import type { SkipReason } from "../support/skipWhen.js";
 import { skipWhen } from "../support/skipWhen.js";
-import { NO_SYSTEM } from "./fixtures.js";
+import { after, before } from "node:test";
+import {
+  cleanEnv,
+  NO_SYSTEM,
+  runCli,
+  workspace,
+  type CliResult,
+  type Workspace,
+} from "./fixtures.js";
 
 /**
  * A usage limit that holds from the first request it refuses until `waitMs` after it: the time
@@ -193,4 +201,55 @@ export function agentSkip(agentCase: AgentCase): SkipReason | undefined {
     ) ||
       undefined)
   );
+}
+
+/** A test's scripted API, and the warden CLI with that API's environment. */
+export interface Scripted {
+  readonly api: Api;
+  /** Any verb; `extra` adds to the environment. */
+  readonly warden: (args: string[], extra?: Record<string, string>) => Promise<CliResult>;
+  /** `run --agent <agent> --repo <the suite's repo> --prompt <prompt> ...args`. */
+  readonly run: (prompt: string, args?: string[]) => Promise<CliResult>;
+}
+
+/** What the tests of one agent's describe share: a workspace, and each test's scripted API. */
+export interface AgentSuite {
+  /** The describe's workspace, made before its first test and removed after its last. */
+  readonly ws: Workspace;
+  /** Starts a scripted API for the running test; every one is closed after the describe. */
+  scripted(steps: readonly Step[]): Promise<Scripted>;
+}
+
+/** Registers the hooks of an AgentSuite in the describe it is called in. */
+export function agentSuite(agentCase: AgentCase): AgentSuite {
+  let ws: Workspace | undefined;
+  const apis: Api[] = [];
+  before(async () => {
+    ws = await workspace();
+  });
+  after(async () => {
+    await Promise.all(apis.map((api) => api.close()));
+    await ws?.cleanup();
+  });
+  const suite: AgentSuite = {
+    get ws(): Workspace {
+      if (ws === undefined) throw new Error("the suite's workspace is made before its first test");
+      return ws;
+    },
+    async scripted(steps) {
+      const started = await agentCase.start(steps);
+      apis.push(started.api);
+      const env = cleanEnv(started.env);
+      const { dataDir, repo } = suite.ws;
+      const warden = (args: string[], extra: Record<string, string> = {}) =>
+        runCli(dataDir, args, { env: { ...env, ...extra } });
+      return {
+        api: started.api,
+        warden,
+        run: (prompt, args = []) =>
+          warden(["run", "--agent", agentCase.agent, "--repo", repo, "--prompt", prompt, ...args]),
+      };
+    },
+  };
+  return suite;
 }
