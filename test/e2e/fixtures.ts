@@ -1,5 +1,6 @@
 // What the whole-system tests share: the built CLI run as a child process against a temporary
 // data directory, temporary repositories, snapshots of a repository, and the process tree.
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -252,4 +253,19 @@ export async function taskEvents(dataDir: string, id: string): Promise<TaskEvent
   const out: TaskEvent[] = [];
   for await (const event of tasks.watch(id, { follow: false })) out.push(event);
   return out;
+}
+
+/**
+ * Asserts that a `run --json` a usage limit ended at once because it resets after the task's
+ * deadline: exit 3, failed, stopped by the usage limit, and never suspended.
+ */
+export async function assertEndedPastDeadline(dataDir: string, ran: CliResult): Promise<void> {
+  assert.equal(ran.code, 3, ran.stderr);
+  const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+  assert.equal(ended.state, "failed");
+  assert.equal(ended.stoppedBy, "usage_limit");
+  assert.match(String(ended.error), /usage limit resets at .*, after the task's deadline/);
+  const seen = await taskEvents(dataDir, String(ended.id));
+  assert.equal(seen.find((e) => e.type === "usage_limit")?.verdict, "past_deadline");
+  assert.ok(!seen.some((e) => e.type === "suspended"), "it was never suspended");
 }
