@@ -144,14 +144,53 @@ export interface AgentAdapter {
    */
   readonly resumable?: boolean;
   /**
-   * Where the agent keeps the file of session `sessionId` for a run in `cwd`, its home being
-   * `home`: what a checkpoint carries and a resume puts back. Absent, or undefined for a session
-   * it cannot name: the agent's sessions are not kept, and a resumed task starts a new one.
+   * Where the agent keeps its sessions, how a kept one goes back, and what its files look like:
+   * what a checkpoint carries and a resume puts back. Absent: the agent's sessions are not kept,
+   * and a resumed task starts a new one.
    */
-  sessionFile?(home: string, cwd: string, sessionId: string): string | undefined;
+  readonly sessions?: AgentSessions;
   /**
    * True when warden reads no events from the agent's output (a command): the runner sends its
    * stdout and stderr lines as `output` events while it runs, so that a watcher sees them.
    */
   readonly liveOutput?: boolean;
+}
+
+/**
+ * Where the file of a session is: a path known from the session's id, or a search of one
+ * directory (and those below it, to `depth` levels) for a regular file whose name begins with
+ * `prefix` and ends with `suffix`, the most recently written one when several do.
+ */
+export type SessionFileSearch =
+  | { readonly kind: "path"; readonly path: string }
+  | {
+      readonly kind: "search";
+      readonly dir: string;
+      readonly depth: number;
+      readonly prefix: string;
+      readonly suffix: string;
+    };
+
+/** Where a kept session file goes back, with the files the agent needs beside it to find it. */
+export interface SessionPlacement {
+  /** Absolute, inside the task's home. */
+  readonly path: string;
+  /** Absolute, inside the task's home; written before the session file. */
+  readonly files: readonly AgentFile[];
+}
+
+/**
+ * An agent's sessions as plans the runner carries out (find, place) and the check the host puts
+ * a kept session file through. Every function is pure.
+ */
+export interface AgentSessions {
+  /** Where session `sessionId`'s file is for a run in `cwd` with `home`; undefined: nowhere known. */
+  find(home: string, cwd: string, sessionId: string): SessionFileSearch | undefined;
+  /** Where a kept file of session `sessionId` goes so a resumed run in `cwd` finds it. */
+  place(home: string, cwd: string, sessionId: string): SessionPlacement | undefined;
+  /**
+   * Checks one line of a session file of `sessionId` (parsed: a JSON object), the first being
+   * line 0, against the shape the agent writes. Throws what is wrong.
+   */
+  checkLine(line: Readonly<Record<string, unknown>>, index: number, sessionId: string): void;
 }

@@ -15,8 +15,11 @@ export type {
   AgentOutcome,
   AgentResultEvent,
   AgentResume,
+  AgentSessions,
   AgentTask,
   PermissionPromptTool,
+  SessionFileSearch,
+  SessionPlacement,
 } from "./adapter.js";
 export { AGENT_EVENT_LIMITS } from "./limits.js";
 export { CLAUDE_TOOL_SUBJECT, LIKELY_SUBJECT_FIELDS } from "./claude/tools.js";

@@ -2,7 +2,7 @@
 // agent runs, and, for an attach that resumes, the share's session file put back where the agent
 // looks for it, with the message its first run begins with.
 import { existsSync } from "node:fs";
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { AgentAdapter, AgentResume } from "../agents/index.js";
 import { errorMessage } from "../lang/index.js";
@@ -14,6 +14,8 @@ import {
 } from "../protocol/index.js";
 import type { AgentStepInput } from "./agentStepInput.js";
 import { Checkpointer } from "./checkpointer.js";
+import { AgentStartError } from "./errors.js";
+import { findSessionFile } from "./findSessionFile.js";
 import { HostChannel } from "./hostChannel.js";
 import { GUEST_CHECKPOINT_LIMITS } from "./limits.js";
 
@@ -31,13 +33,23 @@ export async function placeSession(
   const shareDir = input.checkpoints?.shareDir;
   if (resume?.sessionId === undefined || shareDir === undefined) return undefined;
   const from = join(shareDir, CHECKPOINT_SHARE_FILES.session);
-  const to = adapter.sessionFile?.(home, input.agentDir ?? input.workspace, resume.sessionId);
-  if (to === undefined || !existsSync(from)) {
+  const cwd = input.agentDir ?? input.workspace;
+  const place = adapter.sessions?.place(home, cwd, resume.sessionId);
+  if (place === undefined || !existsSync(from)) {
     input.progress(`the ${adapter.name} agent's session cannot be resumed: it starts a new one`);
     return undefined;
   }
-  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
-  await copyFile(from, to);
+  for (const file of [...place.files, { path: place.path }]) {
+    if (!file.path.startsWith(`${home}/`)) {
+      throw new AgentStartError(`the agent's session file ${file.path} is outside its home`);
+    }
+  }
+  for (const file of place.files) {
+    await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
+    await writeFile(file.path, file.text, { mode: 0o600 });
+  }
+  await mkdir(dirname(place.path), { recursive: true, mode: 0o700 });
+  await copyFile(from, place.path);
   input.progress(`resuming the agent's session ${resume.sessionId} (${resume.reason})`);
   return { sessionId: resume.sessionId, message: resumeMessage(resume.reason, input.share.prompt) };
 }
@@ -89,13 +101,14 @@ export async function startCheckpoints(
     },
     gitEnv: setup.gitEnv,
     scratch: input.scratch,
-    sessionFile: () => {
+    sessionFile: async () => {
       const { home, id } = session();
-      if (id === undefined) return undefined;
-      const path = adapter.sessionFile?.(home, cwd, id);
+      const search = id === undefined ? undefined : adapter.sessions?.find(home, cwd, id);
+      if (id === undefined || search === undefined) return undefined;
+      const path = await findSessionFile(search);
       return path === undefined ? undefined : { id, path };
     },
-    keepsSession: adapter.sessionFile !== undefined,
+    keepsSession: adapter.sessions !== undefined,
     progress: input.progress,
     warn,
     stop: input.stop,

@@ -20,7 +20,7 @@ export interface CheckpointerInput {
   /** Where the bundle is written before it is sent. */
   readonly scratch: string;
   /** The session file of the agent's current session, when it names one. */
-  readonly sessionFile: () => { id: string; path: string } | undefined;
+  readonly sessionFile: () => Promise<{ id: string; path: string } | undefined>;
   /**
    * Whether the agent keeps a session at all. One that keeps none (a command) gets no checkpoint
    * as it ends: its results carry the workspace, and a resumed command runs again either way.
@@ -160,7 +160,7 @@ export class Checkpointer {
 
   /** The size of the current session file now (0 when there is none). */
   async #sessionBytes(): Promise<number> {
-    const session = this.#input.sessionFile();
+    const session = await this.#input.sessionFile();
     if (session === undefined) return 0;
     return (await stat(session.path).catch(() => undefined))?.size ?? 0;
   }
@@ -196,7 +196,7 @@ export class Checkpointer {
     const workspace = await checkpointWorkspace(repo, { env: gitEnv, signal }, file);
     const bundleBytes =
       workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);
-    const session = this.#input.sessionFile();
+    const session = await this.#input.sessionFile();
     const sessionBytes =
       session === undefined || !existsSync(session.path)
         ? 0

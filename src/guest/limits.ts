@@ -85,4 +85,10 @@ export const GUEST_CHECKPOINT_LIMITS = {
   gitMs: 2 * 60_000,
   /** Once the agent has exited, how long its last checkpoint may take to reach the host. */
   finalMs: 60_000,
+  /**
+   * Directory entries looked at in a search for the agent's session file. The agent's home holds
+   * its own files only, a few per session; past this the search gives up and the checkpoint
+   * carries no session, so an agent that fills its home cannot make every boundary slow.
+   */
+  sessionSearchEntries: 10_000,
 } as const;

@@ -16,6 +16,7 @@ import {
   type RelayHostSettings,
   type RunningEgress,
 } from "../egress/index.js";
+import { adapterFor } from "../agents/index.js";
 import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
@@ -58,6 +59,7 @@ import { guestSettings } from "./hostSettings.js";
 import { preflight, type Preflight } from "./preflight.js";
 import { SILENT_REPORTER, type Reporter } from "./reporter.js";
 import { StopTriggers, type StopReason } from "./stopTriggers.js";
+import { SuspensionAtCheckpoint } from "./suspensionAtCheckpoint.js";
 import { cleanAttempt, prepareAttempt, taskLayout, type TaskLayout } from "./taskLayout.js";
 import { verifyChanges } from "./verifyChanges.js";
 import { writeShare } from "./writeShare.js";
@@ -139,8 +141,11 @@ class TaskRun {
   private spending: TaskSpending | undefined;
   /** The stops of the running sandbox, once armed: a turn boundary may trigger a suspension. */
   private stops: StopTriggers | undefined;
-  /** Set once a suspension waits for the turn boundary's checkpoint; it fires without one. */
-  private suspendTimer: NodeJS.Timeout | undefined;
+  /** A suspension that waits for the runner's checkpoint before it stops the sandbox. */
+  private readonly suspension = new SuspensionAtCheckpoint(
+    HOST_LIMITS.suspendCheckpointWaitMs,
+    HOST_LIMITS.usageLimitSettleMs,
+  );
   /** The API's usage limit that suspends the task, or ends it when it resets past the deadline. */
   private readonly usageLimit = new UsageLimitWait(
     () => this.plan.spec.deadline,
@@ -486,8 +491,9 @@ class TaskRun {
       taskDir: this.layout.dir,
       base: this.plan.spec.base,
       attempt: this.attachment.attempt,
+      sessions: adapterFor(this.plan.host.guest.agent).sessions,
       event: (type, data) => {
-        if (type === "checkpoint") this.atCheckpointKept();
+        if (type === "checkpoint") this.suspension.kept(this.stops);
         this.recordPartEvent(type, data);
       },
     });
@@ -504,6 +510,7 @@ class TaskRun {
         reporter: this.reporter,
       }),
       onAgentEvent: (event) => {
+        this.suspension.agentEvent(event.type);
         // After the rest of the batch: a step's tool results come just after its turn_ended.
         if (event.type === "turn_ended") {
           setImmediate(() => {
@@ -615,7 +622,7 @@ class TaskRun {
       stops.trigger("api");
     });
     this.usageLimit.arm(() => {
-      stops.trigger("usage_limit");
+      this.suspension.usageLimit(stops);
     });
     this.spending?.arm(() => {
       stops.trigger("budget");
@@ -653,7 +660,7 @@ class TaskRun {
       this.usageLimit.disarm();
       this.spending?.disarm();
       this.stops = undefined;
-      clearTimeout(this.suspendTimer);
+      this.suspension.close();
       stops.close();
     }
   }
@@ -698,7 +705,7 @@ class TaskRun {
    * boundary acts on the run.
    */
   atTurnBoundary(): void {
-    if (this.stops === undefined || this.suspendTimer !== undefined) return;
+    if (this.stops === undefined || this.suspension.waiting) return;
     if (this.attachment.released) return;
     let asked: boolean;
     try {
@@ -708,11 +715,7 @@ class TaskRun {
       asked = false;
     }
     if (!asked) return;
-    const stops = this.stops;
-    this.suspendTimer = setTimeout(() => {
-      stops.trigger("suspend");
-    }, HOST_LIMITS.suspendCheckpointWaitMs);
-    this.suspendTimer.unref();
+    this.suspension.atBoundary(this.stops);
   }
 
   /** Records an event of one of the run's parts (setup, checkpoints) while the run lasts. */
@@ -723,13 +726,6 @@ class TaskRun {
       // Only a closed attachment refuses a well-formed event: the run is over.
       if (!(error instanceof WardenError)) throw error;
     }
-  }
-
-  /** The host kept a checkpoint: a suspension waiting for one stops the sandbox now. */
-  private atCheckpointKept(): void {
-    if (this.suspendTimer === undefined) return;
-    clearTimeout(this.suspendTimer);
-    this.stops?.trigger("suspend");
   }
 
   /** Checks the results against what the host knows, and decides the terminal record. */

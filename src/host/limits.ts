@@ -113,6 +113,13 @@ export const HOST_LIMITS = {
    * seconds, but a runner that sends none must not keep the task from suspending.
    */
   suspendCheckpointWaitMs: 30 * SECOND,
+  /**
+   * How long a usage limit's suspension waits to hear of a turn boundary the agent passed just
+   * before the refused request: the relay sees the answer at once, but the agent's events come
+   * over the channel in batches (tens of ms apart), so the boundary's event may come after it.
+   * Heard of one, the suspension waits for its checkpoint; else it stops the sandbox then.
+   */
+  usageLimitSettleMs: 1 * SECOND,
 } as const;
 
 /**

@@ -87,9 +87,13 @@ export const SUSPENDED_NOTE =
 
 /**
  * Checks a session file's bytes line by line: UTF-8, every line a JSON object, none over its
- * bound, the whole within its bound. Returns the number of lines; throws with what is wrong.
+ * bound, the whole within its bound, and each line as `checkLine` (the agent's own shape, the
+ * first line being 0) says. Returns the number of lines; throws with what is wrong.
  */
-export function checkSessionFile(bytes: Uint8Array): number {
+export function checkSessionFile(
+  bytes: Uint8Array,
+  checkLine: (line: Readonly<Record<string, unknown>>, index: number) => void,
+): number {
   if (bytes.byteLength > CHECKPOINT_LIMITS.sessionBytes) {
     throw new Error(`a session file over ${CHECKPOINT_LIMITS.sessionBytes} bytes`);
   }
@@ -104,6 +108,7 @@ export function checkSessionFile(bytes: Uint8Array): number {
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw new Error("a session line that is not a JSON object");
     }
+    checkLine(value as Record<string, unknown>, lines);
     lines++;
   }
   return lines;

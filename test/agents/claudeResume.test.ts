@@ -37,11 +37,16 @@ describe("resuming Claude Code", () => {
       "/scratch/agent-home/.claude/projects/-work-space-1/abc-123.jsonl",
     );
     assert.equal(claudeSessionFile("/h", `/${"d".repeat(250)}`, "abc"), undefined);
-    assert.equal("sessionFile" in adapterFor("claude"), true);
-    assert.equal(
-      "sessionFile" in adapterFor("codex"),
-      false,
-      "Codex's sessions are not carried yet",
-    );
+    const sessions = adapterFor("claude").sessions;
+    assert.ok(sessions !== undefined);
+    assert.deepEqual(sessions.find("/h", "/w", "abc"), {
+      kind: "path",
+      path: "/h/.claude/projects/-w/abc.jsonl",
+    });
+    assert.deepEqual(sessions.place("/h", "/w", "abc"), {
+      path: "/h/.claude/projects/-w/abc.jsonl",
+      files: [],
+    });
+    assert.equal(adapterFor("command").sessions, undefined, "a command keeps no session");
   });
 });

@@ -15,24 +15,7 @@ import {
   waitForEvent,
   warden,
 } from "./claudeTasks.js";
-import { idOf } from "./fixtures.js";
-
-/** The executor's pid, as it wrote it into attach.lock. */
-function executorPid(dataDir: string, id: string): number {
-  const holder = JSON.parse(readFileSync(join(dataDir, "tasks", id, "attach.lock"), "utf8")) as {
-    pid: number;
-  };
-  return holder.pid;
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the condition did not come true in time");
-}
+import { executorPid, idOf, until } from "./fixtures.js";
 
 describe("checkpoints, resume and continue with Claude Code", { skip: NO_CLAUDE_SYSTEM }, () => {
   const suite = claudeSuite();

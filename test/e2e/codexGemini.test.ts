@@ -3,54 +3,13 @@
 // server on 127.0.0.1, their events over the channel into the task's events, and each further
 // message delivered as a new run that resumes the agent's session. Only the host holds the key.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { after, before, describe, test } from "node:test";
-import { startScriptedGemini } from "../support/scriptedGemini.js";
-import { startScriptedOpenAI } from "../support/scriptedOpenAI.js";
-import type { RecordedRequest } from "../support/recordedRequest.js";
-import { skipWhen } from "../support/skipWhen.js";
+import { describe, test } from "node:test";
 import { agentEvent, waitForEvent } from "./claudeTasks.js";
-import {
-  cleanEnv,
-  git,
-  idOf,
-  NO_SYSTEM,
-  runCli,
-  workspace,
-  type CliResult,
-  type Workspace,
-} from "./fixtures.js";
-
-/** One step of a scripted model, in words both agents' scripts can be made from. */
-type Step =
-  | { readonly kind: "shell"; readonly command: string }
-  | { readonly kind: "text"; readonly text: string }
-  | { readonly kind: "error"; readonly status: number; readonly message: string };
-
-/** A scripted API as the tests need it, whichever agent talks to it. */
-interface Api {
-  readonly requests: readonly RecordedRequest[];
-  /** The user texts of each conversation request, in order. */
-  userTexts(): string[][];
-  close(): Promise<void>;
-}
-
-/** What differs between the agents. */
-interface AgentCase {
-  readonly agent: "codex" | "gemini";
-  readonly program: string;
-  /** The host's key, made up for this test process. */
-  readonly realKey: string;
-  /** The header and value the API must get on every request. */
-  readonly keyHeader: (key: string) => [string, string];
-  /** The placeholder the sandbox holds, and where. */
-  readonly placeholder: RegExp;
-  start(steps: readonly Step[]): Promise<{ api: Api; env: Record<string, string> }>;
-}
+import { agentSkip, agentSuite, CODEX, GEMINI, type Step } from "./codexGeminiTasks.js";
+import { git, idOf } from "./fixtures.js";
 
 /** The directory of the package that holds `file`: where its package.json is. */
 function packageOf(file: string): string {
@@ -60,112 +19,13 @@ function packageOf(file: string): string {
   throw new Error(`${file} is in no package`);
 }
 
-const BIN = (name: string): string =>
-  fileURLToPath(new URL(`../../node_modules/.bin/${name}`, import.meta.url));
-
-function textsOf(items: unknown, role: string, field: "content" | "parts"): string[] {
-  if (!Array.isArray(items)) return [];
-  const texts: string[] = [];
-  for (const item of items as Record<string, unknown>[]) {
-    if (item.role !== role || !Array.isArray(item[field])) continue;
-    for (const part of item[field] as { text?: unknown }[]) {
-      if (typeof part.text === "string") texts.push(part.text);
-    }
-  }
-  return texts;
-}
-
-const CODEX: AgentCase = {
-  agent: "codex",
-  program: BIN("codex"),
-  realKey: `sk-proj-e2e-${randomBytes(16).toString("hex")}`,
-  keyHeader: (key) => ["authorization", `Bearer ${key}`],
-  placeholder: /OPENAI_API_KEY=sk-warden-placeholder-[0-9a-f]+/,
-  async start(steps) {
-    const api = await startScriptedOpenAI(
-      steps.map((step) =>
-        step.kind === "shell" ? { kind: "command" as const, cmd: step.command } : step,
-      ),
-    );
-    return {
-      api: {
-        requests: api.requests,
-        userTexts: () =>
-          api
-            .responseBodies()
-            .map((body) => textsOf((body as { input?: unknown }).input, "user", "content")),
-        close: () => api.close(),
-      },
-      env: { OPENAI_BASE_URL: api.url, OPENAI_API_KEY: CODEX.realKey },
-    };
-  },
-};
-
-const GEMINI: AgentCase = {
-  agent: "gemini",
-  program: BIN("gemini"),
-  realKey: `AIza-e2e-${randomBytes(16).toString("hex")}`,
-  keyHeader: (key) => ["x-goog-api-key", key],
-  placeholder: /GEMINI_API_KEY=warden-placeholder-[0-9a-f]+/,
-  async start(steps) {
-    const api = await startScriptedGemini(
-      steps.map((step) =>
-        step.kind === "shell"
-          ? {
-              kind: "call" as const,
-              name: "run_shell_command",
-              args: { command: step.command, description: "run it" },
-            }
-          : step,
-      ),
-    );
-    return {
-      api: {
-        requests: api.requests,
-        userTexts: () =>
-          api
-            .turnBodies()
-            .map((body) => textsOf((body as { contents?: unknown }).contents, "user", "parts")),
-        close: () => api.close(),
-      },
-      env: { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: GEMINI.realKey },
-    };
-  },
-};
-
 for (const agentCase of [CODEX, GEMINI]) {
   const { agent, realKey } = agentCase;
-  const skip =
-    NO_SYSTEM ??
-    (skipWhen(
-      existsSync(agentCase.program)
-        ? false
-        : `no ${agent} program at ${agentCase.program}: npm ci installs it`,
-    ) ||
-      undefined);
+  const skip = agentSkip(agentCase);
 
   describe(`${agent} as a warden task`, { skip }, () => {
-    let ws: Workspace;
-    const apis: Api[] = [];
-
-    before(async () => {
-      ws = await workspace();
-    });
-    after(async () => {
-      await Promise.all(apis.map((api) => api.close()));
-      await ws.cleanup();
-    });
-
-    async function scripted(steps: readonly Step[]) {
-      const started = await agentCase.start(steps);
-      apis.push(started.api);
-      const env = cleanEnv(started.env);
-      const warden = (args: string[], extra: Record<string, string> = {}): Promise<CliResult> =>
-        runCli(ws.dataDir, args, { env: { ...env, ...extra } });
-      const run = (prompt: string, args: string[] = []): Promise<CliResult> =>
-        warden(["run", "--agent", agent, "--repo", ws.repo, "--prompt", prompt, ...args]);
-      return { api: started.api, warden, run };
-    }
+    const suite = agentSuite(agentCase);
+    const scripted = (steps: readonly Step[]) => suite.scripted(steps);
 
     test("a shell command that commits: the task succeeds, fetch brings the commit, and the real key stays on the host", async () => {
       const { api, warden, run } = await scripted([
@@ -188,10 +48,10 @@ for (const agentCase of [CODEX, GEMINI]) {
       const fetched = await warden(["fetch", id, "--json"]);
       assert.equal(fetched.code, 0, fetched.stderr);
       const branch = (JSON.parse(fetched.stdout) as { branch: string }).branch;
-      assert.equal(await git(ws.repo, "show", `${branch}:hi.txt`), "hi");
-      assert.equal(await git(ws.repo, "log", "-1", "--format=%s", branch), "add hi");
+      assert.equal(await git(suite.ws.repo, "show", `${branch}:hi.txt`), "hi");
+      assert.equal(await git(suite.ws.repo, "log", "-1", "--format=%s", branch), "add hi");
       // The agent's home (its config and sessions) lives outside the workspace.
-      const files = await git(ws.repo, "ls-tree", "-r", "--name-only", branch);
+      const files = await git(suite.ws.repo, "ls-tree", "-r", "--name-only", branch);
       assert.doesNotMatch(files, /\.codex|\.gemini|agent-home/);
 
       const watch = await warden(["watch", id]);
@@ -220,7 +80,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const started = await run("do step one", ["--detach"]);
       assert.equal(started.code, 0, started.stderr);
       const id = idOf(started);
-      await waitForEvent(ws, id, agentEvent("tool_use"));
+      await waitForEvent(suite.ws, id, agentEvent("tool_use"));
       const sent = await warden(["send", id, "also say banana", "--await", "--timeout", "90s"]);
       assert.equal(sent.code, 0, sent.stderr);
       // Codex hands the escape on and warden shows it as `?`; Gemini drops it itself.
@@ -240,7 +100,7 @@ for (const agentCase of [CODEX, GEMINI]) {
         "the resumed run carries the session's first exchange",
       );
       const inbox = JSON.parse(
-        await readFile(join(ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
+        await readFile(join(suite.ws.dataDir, "tasks", id, "inbox.json"), "utf8"),
       ) as { messages: { state: string; reply: string }[] };
       assert.equal(inbox.messages[0]?.state, "delivered");
       const transcript = await warden(["logs", id, "--transcript"]);
@@ -270,7 +130,7 @@ for (const agentCase of [CODEX, GEMINI]) {
       const pkg = packageOf(realpathSync(agentCase.program));
       const { warden } = await scripted([{ kind: "text", text: "Ran from the home." }]);
       const ran = await warden(
-        ["run", "--agent", agent, "--repo", ws.repo, "--prompt", "say where", "--json"],
+        ["run", "--agent", agent, "--repo", suite.ws.repo, "--prompt", "say where", "--json"],
         { HOME: dirname(pkg) },
       );
       assert.equal(ran.code, 0, `${ran.stdout}\n${ran.stderr}`);

@@ -1,14 +1,16 @@
 // What the whole-system tests share: the built CLI run as a child process against a temporary
 // data directory, temporary repositories, snapshots of a repository, and the process tree.
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withTestBounds } from "../support/testBounds.js";
 import { GUEST_MAIN } from "../../src/host/index.js";
+import { Tasks, type TaskEvent } from "../../src/store/index.js";
 import { makeRepo } from "../support/share.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
@@ -225,4 +227,45 @@ export const AWAIT_RELEASE =
 /** The workspace of task `id`: the agent's working directory, where a test releases it. */
 export function taskWorkspace(dataDir: string, id: string): string {
   return join(dataDir, "tasks", id, "workspace");
+}
+
+/** The executor's pid, as it wrote it into attach.lock. */
+export function executorPid(dataDir: string, id: string): number {
+  const holder = JSON.parse(readFileSync(join(dataDir, "tasks", id, "attach.lock"), "utf8")) as {
+    pid: number;
+  };
+  return holder.pid;
+}
+
+/** Resolves once `check` comes true, polling; rejects after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the condition did not come true in time");
+}
+
+/** Every event of a task so far. */
+export async function taskEvents(dataDir: string, id: string): Promise<TaskEvent[]> {
+  const tasks = await Tasks.open({ dataDir, env: {} });
+  const out: TaskEvent[] = [];
+  for await (const event of tasks.watch(id, { follow: false })) out.push(event);
+  return out;
+}
+
+/**
+ * Asserts that a `run --json` a usage limit ended at once because it resets after the task's
+ * deadline: exit 3, failed, stopped by the usage limit, and never suspended.
+ */
+export async function assertEndedPastDeadline(dataDir: string, ran: CliResult): Promise<void> {
+  assert.equal(ran.code, 3, ran.stderr);
+  const ended = JSON.parse(ran.stdout) as Record<string, unknown>;
+  assert.equal(ended.state, "failed");
+  assert.equal(ended.stoppedBy, "usage_limit");
+  assert.match(String(ended.error), /usage limit resets at .*, after the task's deadline/);
+  const seen = await taskEvents(dataDir, String(ended.id));
+  assert.equal(seen.find((e) => e.type === "usage_limit")?.verdict, "past_deadline");
+  assert.ok(!seen.some((e) => e.type === "suspended"), "it was never suspended");
 }

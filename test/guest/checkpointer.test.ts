@@ -47,7 +47,7 @@ describe("the checkpoint as the agent ends", () => {
       },
       gitEnv: gitEnvironment(process.env.PATH ?? "/usr/bin:/bin", dir),
       scratch: dir,
-      sessionFile: () => ({ id: "session-1", path: session }),
+      sessionFile: () => Promise.resolve({ id: "session-1", path: session }),
       keepsSession,
       progress: () => undefined,
       warn: (text) => {

@@ -26,8 +26,21 @@ export type ScriptedGeminiTurn =
       readonly text?: string;
       readonly usage?: ScriptedUsage;
     }
-  /** The API refuses the request with this status and an error body. */
-  | { readonly kind: "error"; readonly status: number; readonly message: string };
+  /**
+   * The API refuses the request with this status, an error body (with `details`, when given) and
+   * any headers; with `until`, every request is refused so until that time (ms since the epoch),
+   * and the script goes on after.
+   */
+  | {
+      readonly kind: "error";
+      readonly status: number;
+      readonly message: string;
+      readonly details?: () => unknown[];
+      readonly headers?: () => Record<string, string>;
+      readonly until?: () => number;
+    }
+  /** A stream that begins and never ends: the model "thinks" until the client goes away. */
+  | { readonly kind: "hold" };
 
 export type { RecordedRequest, ScriptedUsage };
 
@@ -58,8 +71,22 @@ function answerTurn(response: ServerResponse, turn: ScriptedGeminiTurn | undefin
   if (turn === undefined || turn.kind === "error") {
     const status = turn?.status ?? 400;
     const message = turn?.message ?? "the scripted API has no turn left";
-    response.writeHead(status, { "content-type": "application/json" });
-    response.end(JSON.stringify({ error: { code: status, message, status: "SCRIPTED" } }));
+    const details = turn?.details?.();
+    response.writeHead(status, { "content-type": "application/json", ...turn?.headers?.() });
+    response.end(
+      JSON.stringify({
+        error: {
+          code: status,
+          message,
+          status: status === 429 ? "RESOURCE_EXHAUSTED" : "SCRIPTED",
+          ...(details === undefined ? {} : { details }),
+        },
+      }),
+    );
+    return;
+  }
+  if (turn.kind === "hold") {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     return;
   }
   const parts: unknown[] = [];
@@ -85,8 +112,13 @@ export async function startScriptedGemini(
         const path = request.url ?? "";
         requests.push({ method: request.method ?? "", path, headers: request.headers, body });
         if (request.method === "POST" && path.includes(STREAMED)) {
-          answerTurn(response, script[next]);
-          next += 1;
+          const held = script[next];
+          if (held?.kind === "error" && held.until !== undefined && Date.now() >= held.until()) {
+            next += 1;
+          }
+          const turn = script[next];
+          answerTurn(response, turn);
+          if (turn?.kind !== "error" || turn.until === undefined) next += 1;
         } else if (request.method === "POST" && path.includes(":generateContent")) {
           response.writeHead(200, { "content-type": "application/json" });
           response.end(JSON.stringify(candidate([{ text: "{}" }], DEFAULT_USAGE)));

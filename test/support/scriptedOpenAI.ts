@@ -19,8 +19,19 @@ export type ScriptedResponse =
   | { readonly kind: "text"; readonly text: string; readonly usage?: ScriptedUsage }
   /** A call of Codex's `exec_command` tool; Codex runs it and asks again. */
   | { readonly kind: "command"; readonly cmd: string; readonly usage?: ScriptedUsage }
-  /** The API refuses the request with this status and an error body. */
-  | { readonly kind: "error"; readonly status: number; readonly message: string };
+  /**
+   * The API refuses the request with this status, an error body and any headers; with `until`,
+   * every request is refused so until that time (ms since the epoch), and the script goes on after.
+   */
+  | {
+      readonly kind: "error";
+      readonly status: number;
+      readonly message: string;
+      readonly headers?: () => Record<string, string>;
+      readonly until?: () => number;
+    }
+  /** A stream that begins and never ends: the model "thinks" until the client goes away. */
+  | { readonly kind: "hold" };
 
 export type { RecordedRequest, ScriptedUsage };
 
@@ -47,11 +58,17 @@ function answer(response: ServerResponse, turn: ScriptedResponse | undefined, n:
   if (turn === undefined || turn.kind === "error") {
     const status = turn?.status ?? 400;
     const message = turn?.message ?? "the scripted API has no response left";
-    response.writeHead(status, { "content-type": "application/json" });
+    response.writeHead(status, { "content-type": "application/json", ...turn?.headers?.() });
     response.end(JSON.stringify({ error: { message, type: "scripted_error", code: status } }));
     return;
   }
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  if (turn.kind === "hold") {
+    response.write(
+      `event: response.created\ndata: ${JSON.stringify({ type: "response.created", response: { id: `resp_${n}` } })}\n\n`,
+    );
+    return;
+  }
   const send = (event: Record<string, unknown> & { type: string }) => {
     response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
   };
@@ -79,6 +96,19 @@ function answer(response: ServerResponse, turn: ScriptedResponse | undefined, n:
   response.end();
 }
 
+/** The turn to answer next: past an error whose `until` has come. */
+function pastLimit(script: readonly ScriptedResponse[], next: number): number {
+  const turn = script[next];
+  return turn?.kind === "error" && turn.until !== undefined && Date.now() >= turn.until()
+    ? next + 1
+    : next;
+}
+
+/** Whether a turn answers the requests after it too: an error that holds until a time. */
+function holds(turn: ScriptedResponse | undefined): boolean {
+  return turn?.kind === "error" && turn.until !== undefined;
+}
+
 /** Starts the server with its script; every request for a response takes the next turn. */
 export async function startScriptedOpenAI(
   script: readonly ScriptedResponse[],
@@ -91,8 +121,10 @@ export async function startScriptedOpenAI(
         const path = request.url ?? "";
         requests.push({ method: request.method ?? "", path, headers: request.headers, body });
         if (request.method === "POST" && path.split("?")[0]?.endsWith("/responses")) {
-          answer(response, script[next], next);
-          next += 1;
+          next = pastLimit(script, next);
+          const turn = script[next];
+          answer(response, turn, next);
+          if (!holds(turn)) next += 1;
           return;
         }
         response.writeHead(404, { "content-type": "application/json" });

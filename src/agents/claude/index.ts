@@ -3,7 +3,7 @@ import type { AgentAdapter } from "../adapter.js";
 import { userMessageLine } from "./input.js";
 import { claudeLaunch } from "./launch.js";
 import { claudeOutcome } from "./outcome.js";
-import { claudeSessionFile } from "./session.js";
+import { claudeSessions } from "./session.js";
 import { ClaudeStreamReader } from "./stream.js";
 
 export const claudeAgent: AgentAdapter = {
@@ -12,5 +12,5 @@ export const claudeAgent: AgentAdapter = {
   readStream: () => new ClaudeStreamReader(),
   outcome: claudeOutcome,
   conversation: { userMessageLine },
-  sessionFile: claudeSessionFile,
+  sessions: claudeSessions,
 };

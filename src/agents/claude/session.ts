@@ -1,6 +1,7 @@
 // Where Claude Code keeps a session: `<config dir>/projects/<project>/<session id>.jsonl`, the
 // project being its working directory with every character but a letter or digit made `-`.
 import { join } from "node:path";
+import type { AgentSessions } from "../adapter.js";
 import { CLAUDE_CONFIG_DIR } from "./mcp.js";
 
 /**
@@ -19,3 +20,19 @@ export function claudeSessionFile(
   if (project.length > PROJECT_NAME_CHARS) return undefined;
   return join(home, CLAUDE_CONFIG_DIR, "projects", project, `${sessionId}.jsonl`);
 }
+
+/**
+ * Claude Code's sessions: the file's path follows from the id, a kept one goes back there, and
+ * each line is a JSON object (which the host's reading of JSON lines already holds it to).
+ */
+export const claudeSessions: AgentSessions = {
+  find(home, cwd, sessionId) {
+    const path = claudeSessionFile(home, cwd, sessionId);
+    return path === undefined ? undefined : { kind: "path", path };
+  },
+  place(home, cwd, sessionId) {
+    const path = claudeSessionFile(home, cwd, sessionId);
+    return path === undefined ? undefined : { path, files: [] };
+  },
+  checkLine: () => undefined,
+};

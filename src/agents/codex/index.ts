@@ -4,14 +4,15 @@ import { join } from "node:path";
 import { definedFields } from "../../lang/index.js";
 import type { AgentAdapter, AgentLaunch, AgentTask } from "../adapter.js";
 import { resumingTaskOf } from "../resumingTask.js";
+import { CODEX_HOME_DIR } from "./home.js";
 import { CODEX_KEY_VARIABLE, codexLaunch, type CodexTask } from "./launch.js";
 import { CodexLedger } from "./ledger.js";
 import { CODEX_SKILLS_DIR, codexMcpToml } from "./mcp.js";
 import { codexOutcome } from "./outcome.js";
+import { codexSessions } from "./session.js";
 import { codexStreamReader } from "./stream.js";
 
-/** Codex's own directory (CODEX_HOME) under the task's home: its config and its sessions. */
-export const CODEX_HOME_DIR = ".codex";
+export { CODEX_HOME_DIR };
 
 /**
  * A config.toml that says where the options are. Codex refuses a CODEX_HOME that does not
@@ -37,6 +38,7 @@ export function createCodexAgent(): AgentAdapter {
   return {
     name: "codex",
     resumable: true,
+    sessions: codexSessions,
     launch(task: AgentTask): AgentLaunch {
       const launch = codexLaunch(codexTaskOf(task));
       if (task.home === undefined) return launch;

@@ -9,6 +9,7 @@ import { GeminiLedger } from "./ledger.js";
 import { GEMINI_SKILLS_DIR } from "./mcp.js";
 import { geminiOutcome } from "./outcome.js";
 import { GeminiRetryReader } from "./retries.js";
+import { geminiSessions } from "./session.js";
 import { geminiStreamReader } from "./stream.js";
 
 /** The Gemini task a warden task describes; its home holds Gemini's settings. Pure. */
@@ -29,6 +30,7 @@ export function createGeminiAgent(): AgentAdapter {
   return {
     name: "gemini",
     resumable: true,
+    sessions: geminiSessions,
     launch(task: AgentTask): AgentLaunch {
       const gemini = geminiTaskOf(task);
       const launch = geminiLaunch(gemini);

@@ -1,11 +1,13 @@
 // The host's end of the checkpoints while a sandbox runs: the runner's pieces are written into
 // `checkpoint.next/` in order and within their bounds; at `checkpoint.end` the bundle's header is
-// checked against the base (as changes.bundle's is), the session file is read line by line, and
+// checked against the base (as changes.bundle's is), the session file is read line by line and
+// each line held to the shape the task's agent writes, and
 // only a checkpoint that passes takes the kept one's place. Everything here is the guest's claim:
 // a refusal drops the checkpoint being made and leaves the kept one as it was.
 import { constants } from "node:fs";
 import { mkdir, open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import type { AgentSessions } from "../../agents/index.js";
 import { errorMessage } from "../../lang/index.js";
 import {
   CHECKPOINT_LIMITS,
@@ -34,6 +36,11 @@ export interface CheckpointReceiverOptions {
   /** The commit the task started from, which the host computed itself. */
   readonly base: string;
   readonly attempt: number;
+  /**
+   * The agent's sessions, whose check a session file must pass; absent for an agent whose
+   * sessions are not kept, when a checkpoint that carries one is refused.
+   */
+  readonly sessions: AgentSessions | undefined;
   /** Records a kept checkpoint, or the first refusal, as the task's event. */
   readonly event: (type: string, data: Record<string, unknown>) => void;
   readonly now?: () => number;
@@ -178,9 +185,16 @@ export class CheckpointReceiver {
       throw new RefusedCheckpoint("a tip of uncommitted work that is the head itself");
     }
     if (sessionBytes > 0) {
+      const { sessions } = this.#options;
+      const sessionId = request.sessionId ?? "";
+      if (sessions === undefined) {
+        throw new RefusedCheckpoint("a session file of an agent whose sessions are not kept");
+      }
       const handle = await open(join(dir, CHECKPOINT_FILES.session), "r");
       try {
-        checkSessionFile(await handle.readFile());
+        checkSessionFile(await handle.readFile(), (line, index) => {
+          sessions.checkLine(line, index, sessionId);
+        });
       } catch (error) {
         throw new RefusedCheckpoint(`its session file: ${errorMessage(error)}`);
       } finally {

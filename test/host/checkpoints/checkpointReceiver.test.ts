@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CheckpointReceiver, readCheckpoint } from "../../../src/host/checkpoints/index.js";
-import type { ChannelResponse } from "../../../src/protocol/index.js";
+import { adapterFor } from "../../../src/agents/index.js";
+import type { AgentName, ChannelResponse } from "../../../src/protocol/index.js";
 import { git, makeRepo } from "../../support/share.js";
 
 interface Fixture {
@@ -65,7 +66,7 @@ describe("the host's checkpoint receiver", () => {
   });
 
   let serial = 0;
-  async function receiver(): Promise<{
+  async function receiver(agent: AgentName = "claude"): Promise<{
     taskDir: string;
     receiver: CheckpointReceiver;
     events: { type: string; data: Record<string, unknown> }[];
@@ -77,6 +78,7 @@ describe("the host's checkpoint receiver", () => {
       taskDir,
       base: fx.base,
       attempt: 1,
+      sessions: adapterFor(agent).sessions,
       event: (type, data) => events.push({ type, data }),
     });
     return { taskDir, receiver: r, events };
@@ -183,5 +185,95 @@ describe("the host's checkpoint receiver", () => {
         sessionBytes: binary.length,
       }),
     );
+  });
+
+  /** Sends a checkpoint of the bundle and `session` as the file of session `sessionId`. */
+  async function withSession(
+    r: CheckpointReceiver,
+    session: string,
+    sessionId: string,
+  ): Promise<ChannelResponse> {
+    await piece(r, "bundle", 0, fx.bundle);
+    await piece(r, "session", 0, Buffer.from(session));
+    return end(r, {
+      sessionId,
+      bundleBytes: fx.bundle.length,
+      sessionBytes: Buffer.byteLength(session),
+    });
+  }
+
+  const THREAD = "01a235ec-5274-7b01-bd14-e9c159f563ac";
+  /** The start of a Codex 0.171 rollout, as it writes one. */
+  const ROLLOUT = [
+    {
+      timestamp: "2026-12-02T08:43:29.926Z",
+      ordinal: 0,
+      type: "session_meta",
+      payload: { id: THREAD, cwd: "/w" },
+    },
+    {
+      timestamp: "2026-12-02T08:43:29.935Z",
+      ordinal: 1,
+      type: "event_msg",
+      payload: { type: "task_started" },
+    },
+    {
+      timestamp: "2026-12-02T08:43:30.026Z",
+      ordinal: 2,
+      type: "response_item",
+      payload: { type: "message", role: "user" },
+    },
+  ];
+  const lines = (values: readonly unknown[]): string =>
+    values.map((v) => `${JSON.stringify(v)}\n`).join("");
+
+  test("keeps a Codex rollout of the thread it names; refuses another thread's, a line of another shape, and Claude's lines", async () => {
+    const { receiver: r, taskDir } = await receiver("codex");
+    assert.equal((await withSession(r, lines(ROLLOUT), THREAD)).ok, true);
+    const kept = await readFile(join(taskDir, "checkpoint", "session.jsonl"), "utf8");
+    assert.equal(kept, lines(ROLLOUT));
+    const other = "11111111-5274-7b01-bd14-e9c159f563ac";
+    assert.match(refused(await withSession(r, lines(ROLLOUT), other)), /another thread/);
+    assert.match(
+      refused(
+        await withSession(r, lines([...ROLLOUT, { type: "event_msg", payload: {} }]), THREAD),
+      ),
+      /line 4 is not a line of a Codex rollout/,
+    );
+    assert.match(refused(await withSession(r, SESSION.toString(), THREAD)), /session file/);
+    assert.equal(await readFile(join(taskDir, "checkpoint", "session.jsonl"), "utf8"), kept);
+  });
+
+  const GEMINI_ID = "8b88b7c0-fd71-43dc-883b-1e25a079a9fb";
+  /** The start of a Gemini CLI 0.61 session file, as it writes one. */
+  const CHAT = [
+    {
+      sessionId: GEMINI_ID,
+      projectHash: "7688",
+      startTime: "2026-12-02T08:44:22.782Z",
+      kind: "main",
+    },
+    { $set: { messages: [{ id: "d049", type: "user", content: [{ text: "context" }] }] } },
+    { id: "c393", timestamp: "2026-12-02T08:44:22.809Z", type: "user", content: [{ text: "hi" }] },
+    { $set: { lastUpdated: "2026-12-02T08:44:22.809Z" } },
+    { $rewindTo: "c393" },
+  ];
+
+  test("keeps a Gemini session of the session it names; refuses another session's and a line of another shape", async () => {
+    const { receiver: r, taskDir } = await receiver("gemini");
+    assert.equal((await withSession(r, lines(CHAT), GEMINI_ID)).ok, true);
+    const kept = await readFile(join(taskDir, "checkpoint", "session.jsonl"), "utf8");
+    assert.match(refused(await withSession(r, lines(CHAT), THREAD)), /another session/);
+    assert.match(
+      refused(await withSession(r, lines([...CHAT, { type: "user", text: "no id" }]), GEMINI_ID)),
+      /line 6 is not a line of a Gemini session/,
+    );
+    assert.match(refused(await withSession(r, lines(CHAT.slice(1)), GEMINI_ID)), /metadata/);
+    assert.equal(await readFile(join(taskDir, "checkpoint", "session.jsonl"), "utf8"), kept);
+  });
+
+  test("refuses any session file for an agent whose sessions are not kept", async () => {
+    const { receiver: r } = await receiver("command");
+    assert.match(refused(await withSession(r, SESSION.toString(), "abc")), /not kept/);
   });
 });
