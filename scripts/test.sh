@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests run for real (git, bubblewrap, zsh for its completion, chromium for
-# the dashboard's page, openssl for the certificate of an https MCP server).
+# the dashboard's page, openssl for the certificate of an https MCP server, nats-server for the
+# fleet's store, which its tests start on free ports of their own).
 # Only root can install; anyone else must have them already, and the tests that need them say so.
 need=()
 command -v git >/dev/null || need+=(git)
@@ -14,6 +15,7 @@ command -v flock >/dev/null || need+=(util-linux)
 command -v zsh >/dev/null || need+=(zsh)
 command -v chromium >/dev/null || need+=(chromium)
 command -v openssl >/dev/null || need+=(openssl)
+command -v nats-server >/dev/null || need+=(nats-server)
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
