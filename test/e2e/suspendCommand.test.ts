@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { Tasks } from "../../src/store/index.js";
 import {
@@ -15,19 +14,10 @@ import {
   runCli,
   startCli,
   taskWorkspace,
+  until,
   workspace,
   type Workspace,
 } from "./fixtures.js";
-
-/** Waits for `check` to hold, polling; fails with `what` after a minute. */
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const giveUpAt = Date.now() + 60_000;
-  while (Date.now() < giveUpAt) {
-    if (await check()) return;
-    await sleep(50);
-  }
-  throw new Error(`${what} did not happen in time`);
-}
 
 describe("suspending a command agent's task", { skip: NO_SYSTEM }, () => {
   let ws: Workspace;
@@ -56,7 +46,7 @@ describe("suspending a command agent's task", { skip: NO_SYSTEM }, () => {
     const id = idOf(created);
     const tasks = await Tasks.open({ dataDir, env: {} });
     const started = join(taskWorkspace(dataDir, id), "started");
-    await until("the command's start", () => existsSync(started));
+    await until(() => Promise.resolve(existsSync(started)), 60_000);
 
     const asked = await runCli(dataDir, ["suspend", id]);
     assert.equal(asked.code, 0, asked.stderr);
@@ -65,17 +55,17 @@ describe("suspending a command agent's task", { skip: NO_SYSTEM }, () => {
       `${id} suspending at once (its agent, a command, has no turn boundaries)`,
     );
     // The command waits a minute for its release; only a stop at once suspends it before then.
-    await until("the suspension", async () => (await tasks.get(id)).state === "suspended");
+    await until(async () => (await tasks.get(id)).state === "suspended", 60_000);
     const again = await runCli(dataDir, ["suspend", id]);
     assert.equal(again.code, 1, "a suspended task has no run to suspend");
     assert.match(again.stderr, /is suspended, so there is no run to suspend/);
 
     const resumed = startCli(dataDir, ["resume", id, "--json"]);
     const ended = collect(resumed);
-    await until("the command's second start", async () => {
+    await until(async () => {
       const { state } = await tasks.get(id);
       return state === "running" && existsSync(started);
-    });
+    }, 60_000);
     writeFileSync(join(taskWorkspace(dataDir, id), "release"), "");
     const run = await ended;
     assert.equal(run.code, 0, run.stderr);
@@ -99,10 +89,10 @@ describe("suspending a command agent's task", { skip: NO_SYSTEM }, () => {
     const running = collect(child);
     const tasks = await Tasks.open({ dataDir, env: {} });
     let id = "";
-    await until("the command's start", async () => {
+    await until(async () => {
       id = (await tasks.list({ states: ["running"] }))[0]?.id ?? "";
       return id !== "" && existsSync(join(taskWorkspace(dataDir, id), "started"));
-    });
+    }, 60_000);
     const asked = await runCli(dataDir, ["suspend", id, "--json"]);
     assert.equal(asked.code, 0, asked.stderr);
     const outcome = JSON.parse(asked.stdout) as { when: string; requested: boolean };
