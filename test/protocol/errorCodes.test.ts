@@ -10,6 +10,7 @@ import * as cli from "../../src/cli/cliErrors.js";
 import * as config from "../../src/config/index.js";
 import { exitForError } from "../../src/cli/exitCodes.js";
 import * as egress from "../../src/egress/index.js";
+import * as fleet from "../../src/fleet/index.js";
 import * as guest from "../../src/guest/index.js";
 import * as host from "../../src/host/index.js";
 import * as protocol from "../../src/protocol/index.js";
@@ -19,7 +20,7 @@ import * as store from "../../src/store/index.js";
 import * as web from "../../src/web/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const FOLDERS = { protocol, store, host, guest, sandbox, egress, config, cli, web };
+const FOLDERS = { protocol, store, host, guest, sandbox, egress, config, cli, web, fleet };
 
 type ErrorClass = new (message: string, options: object) => WardenError;
 
