@@ -9,11 +9,19 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { INSIDE_EVENTS } from "../../src/host/index.js";
 import { INSIDE_LIMITS } from "../../src/protocol/index.js";
-import { idOf, NO_SYSTEM, runCli, taskWorkspace, workspace, type Workspace } from "./fixtures.js";
+import {
+  idOf,
+  NO_SYSTEM,
+  runCli,
+  taskEvents,
+  taskWorkspace,
+  until,
+  workspace,
+  type Workspace,
+} from "./fixtures.js";
 
 /**
  * The agent: probes inside.sock, writes what it saw to probe.json, then answers the sessions the
@@ -71,13 +79,6 @@ while not os.path.exists("release") and held:
     open("answered", "w").write(str(answered))
 `;
 
-interface Event {
-  type: string;
-  kind?: string;
-  exitCode?: number | null;
-  error?: string;
-}
-
 describe("the agent posing as the runner on inside.sock", { skip: NO_SYSTEM }, () => {
   let ws: Workspace;
   before(async () => {
@@ -106,7 +107,7 @@ describe("the agent posing as the runner on inside.sock", { skip: NO_SYSTEM }, (
     assert.equal(run.code, 0, run.stderr);
     const id = idOf(run);
     const dir = taskWorkspace(ws.dataDir, id);
-    for (let i = 0; i < 600 && !existsSync(join(dir, "probe.json")); i++) await sleep(100);
+    await until(() => Promise.resolve(existsSync(join(dir, "probe.json"))), 60_000);
     const probe = JSON.parse(await readFile(join(dir, "probe.json"), "utf8")) as {
       hostOnlyKindClosed: boolean;
       overlongClosed: boolean;
@@ -144,14 +145,11 @@ describe("the agent posing as the runner on inside.sock", { skip: NO_SYSTEM }, (
     const wait = await runCli(ws.dataDir, ["wait", id, "--json"]);
     assert.equal(wait.code, 0, wait.stdout + wait.stderr);
     assert.equal((JSON.parse(wait.stdout) as { state: string }).state, "succeeded");
-    const events = (await readFile(join(ws.dataDir, "tasks", id, "events.jsonl"), "utf8"))
-      .trim()
-      .split("\n")
-      .map((line) => JSON.parse(line) as Event);
+    const events = await taskEvents(ws.dataDir, id);
     const opened = events.filter((e) => e.type === INSIDE_EVENTS.opened);
     const ended = events.filter((e) => e.type === INSIDE_EVENTS.ended);
     assert.equal(opened.length, results.length, "every session handed out was recorded");
     assert.equal(ended.length, results.length, "and its end");
-    assert.ok(ended.some((e) => /exit report warden does not take/.test(e.error ?? "")));
+    assert.ok(ended.some((e) => /exit report warden does not take/.test(String(e.error))));
   });
 });
