@@ -28,6 +28,10 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const MAX_ALLOW_ENTRIES = 256;
 export const MAX_PRESETS = 32;
 export const MAX_ENV_NAMES = 64;
+/** A fleet's required labels: as many as a person types, short names and values. */
+export const MAX_REQUIRED_LABELS = 32;
+export const LABEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_LABEL_VALUE_BYTES = 256;
 
 // Made on its first use (memo): building a schema of zod's takes a command's start milliseconds.
 const hostSettingsSchema = memo(() =>
@@ -106,6 +110,14 @@ const hostSettingsSchema = memo(() =>
         .optional(),
       /** The --skills directory (its real path) the share's copy of the skills is made from. */
       skillsDir: z.string().min(1).optional(),
+      /**
+       * In a fleet, the labels a worker must have to run the task (`--require gpu=1`): a worker
+       * without every one of them leaves the task to another.
+       */
+      require: z
+        .record(z.string().regex(LABEL_NAME), z.string().max(MAX_LABEL_VALUE_BYTES))
+        .refine((r) => Object.keys(r).length <= MAX_REQUIRED_LABELS)
+        .optional(),
     })
     .strict(),
 );
