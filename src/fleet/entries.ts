@@ -1,17 +1,25 @@
 // The task's keyed entries beside its run record: children, inbox messages, approval prompts.
+// Every entry is read through its shape (the filesystem store's own record guards) and a size
+// bound: anything else in the bucket, torn or planted, is STORE_CORRUPT, never a task's record.
 import {
+  isApprovalRequest,
+  isInboxMessage,
+  isStoredSpec,
   isTaskId,
   noSuchTask,
+  StoreCorruptError,
   TaskNotFoundError,
   type TaskSpec,
   type ApprovalRequest,
   type InboxMessage,
+  type Shape,
   type StoredSpec,
 } from "../store/index.js";
+
 import type { FleetContext } from "./context.js";
 import { FleetContentionError } from "./errors.js";
 import { KEYS } from "./layout.js";
-import { FLEET_TIMING } from "./limits.js";
+import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import { encode, isWrongRevision, leaseLive, readRun, type RunRecord } from "./runRecord.js";
 
 /** The keys under a filter, read whole. */
@@ -21,14 +29,52 @@ export async function keysOf(ctx: FleetContext, filter: string): Promise<string[
   return keys;
 }
 
-export async function readJson<T>(ctx: FleetContext, key: string): Promise<T | undefined> {
+/** What an entry must be to be read: its shape, and how large its bytes may be. */
+export interface EntryKind<T> {
+  what: string;
+  shape: Shape<T>;
+  maxBytes: number;
+}
+
+export const ENTRY_KINDS = {
+  spec: { what: "task spec", shape: isStoredSpec, maxBytes: FLEET_LIMITS.specEntryBytes },
+  message: { what: "inbox message", shape: isInboxMessage, maxBytes: FLEET_LIMITS.entryBytes },
+  approval: {
+    what: "approval prompt",
+    shape: isApprovalRequest,
+    maxBytes: FLEET_LIMITS.entryBytes,
+  },
+} as const;
+
+/** An entry's bytes as the kind it must be; anything else is STORE_CORRUPT. */
+export function parseEntry<T>(kind: EntryKind<T>, key: string, bytes: Uint8Array): T {
+  const damaged = (why: string) =>
+    new StoreCorruptError(`the entry ${key} is damaged: ${why}, not a ${kind.what}`);
+  if (bytes.byteLength > kind.maxBytes) {
+    throw damaged(`it has ${bytes.byteLength} bytes, over ${kind.maxBytes}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch {
+    throw damaged("it is not JSON");
+  }
+  if (!kind.shape(value)) throw damaged("its fields are wrong");
+  return value;
+}
+
+async function readEntry<T>(
+  ctx: FleetContext,
+  kind: EntryKind<T>,
+  key: string,
+): Promise<T | undefined> {
   const entry = await ctx.layout.kv.get(key);
   if (entry === null || entry.operation !== "PUT") return undefined;
-  return entry.json<T>();
+  return parseEntry(kind, key, entry.value);
 }
 
 /** The entries `<kind>.<id>.<n>`, in the order of n. */
-async function numbered<T>(ctx: FleetContext, filter: string): Promise<T[]> {
+async function numbered<T>(ctx: FleetContext, kind: EntryKind<T>, filter: string): Promise<T[]> {
   const keys = await keysOf(ctx, filter);
   const byN = keys
     .map((key) => ({ key, n: Number(key.slice(key.lastIndexOf(".") + 1)) }))
@@ -36,18 +82,18 @@ async function numbered<T>(ctx: FleetContext, filter: string): Promise<T[]> {
     .sort((a, b) => a.n - b.n);
   const out: T[] = [];
   for (const { key } of byN) {
-    const value = await readJson<T>(ctx, key);
+    const value = await readEntry(ctx, kind, key);
     if (value !== undefined) out.push(value);
   }
   return out;
 }
 
 export async function readMessageList(ctx: FleetContext, id: string): Promise<InboxMessage[]> {
-  return numbered<InboxMessage>(ctx, KEYS.messages(id));
+  return numbered(ctx, ENTRY_KINDS.message, KEYS.messages(id));
 }
 
 export async function readApprovalList(ctx: FleetContext, id: string): Promise<ApprovalRequest[]> {
-  return numbered<ApprovalRequest>(ctx, KEYS.approvals(id));
+  return numbered(ctx, ENTRY_KINDS.approval, KEYS.approvals(id));
 }
 
 export async function childrenOf(ctx: FleetContext, id: string): Promise<string[]> {
@@ -62,7 +108,13 @@ export async function readSpecEntry(
   ctx: FleetContext,
   id: string,
 ): Promise<StoredSpec | undefined> {
-  return readJson<StoredSpec>(ctx, KEYS.spec(id));
+  const spec = await readEntry(ctx, ENTRY_KINDS.spec, KEYS.spec(id));
+  if (spec !== undefined && spec.id !== id) {
+    throw new StoreCorruptError(
+      `the entry ${KEYS.spec(id)} is damaged: it is the spec of ${spec.id}`,
+    );
+  }
+  return spec;
 }
 
 /** The children of a task whose lease is live now. */
@@ -82,13 +134,14 @@ export async function runningChildren(ctx: FleetContext, id: string): Promise<st
  */
 export async function updateEntry<T>(
   ctx: FleetContext,
+  kind: EntryKind<T>,
   key: string,
   change: (value: T) => T | undefined,
 ): Promise<T | undefined> {
   for (let i = 0; i < FLEET_TIMING.casAttempts; i++) {
     const entry = await ctx.layout.kv.get(key);
     if (entry === null || entry.operation !== "PUT") return undefined;
-    const next = change(entry.json<T>());
+    const next = change(parseEntry(kind, key, entry.value));
     if (next === undefined) return undefined;
     try {
       await ctx.layout.kv.update(key, encode(next), entry.revision);

@@ -1,26 +1,50 @@
 // A task's events on the stream: appended by the one holder of its lease, read by any watcher.
+// A task's events are bounded as events.jsonl is (FLEET_LIMITS.eventsBytes, counted with a
+// newline per event): each message carries in a header how many bytes the subject holds with
+// it, so a new holder continues the count; once the bound is reached one `log_full` notice is
+// appended and later events are dropped.
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { eventLine, parseEventLine, type TaskEvent, type WatchOptions } from "../store/index.js";
+import { headers } from "@nats-io/transport-node";
+import {
+  eventLine,
+  NOTICE_RESERVE,
+  parseEventLine,
+  STORE_EVENTS,
+  type TaskEvent,
+  type WatchOptions,
+} from "../store/index.js";
 import type { FleetContext } from "./context.js";
-import { FLEET_TIMING } from "./limits.js";
+import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import { LeaseLostError } from "./errors.js";
 import { isWrongRevision, readRun } from "./runRecord.js";
+
+/** The header of each event message: the subject's bytes with this event, as a decimal. */
+const BYTES_HEADER = "Warden-Events-Bytes";
+
+/** Where an appender continues: the subject's last stream sequence, seq, bytes, and fullness. */
+interface AppenderPosition {
+  streamSeq: number;
+  seq: number;
+  bytes: number;
+  full: boolean;
+}
+
+/** Where the first holder of a task begins. */
+const EMPTY_SUBJECT: AppenderPosition = { streamSeq: 0, seq: 0, bytes: 0, full: false };
 
 /** The appending side: the holder knows the subject's last stream sequence and the task's seq. */
 export class EventAppender {
   readonly #js: JetStreamClient;
   readonly #subject: string;
-  #streamSeq: number;
-  #seq: number;
+  #at: AppenderPosition;
 
-  private constructor(js: JetStreamClient, subject: string, streamSeq: number, seq: number) {
+  private constructor(js: JetStreamClient, subject: string, at: AppenderPosition) {
     this.#js = js;
     this.#subject = subject;
-    this.#streamSeq = streamSeq;
-    this.#seq = seq;
+    this.#at = at;
   }
 
-  /** Reads the subject's last event, so seq continues across attaches. */
+  /** Reads the subject's last event, so seq and the byte count continue across attaches. */
   static async open(
     js: JetStreamClient,
     jsm: JetStreamManager,
@@ -28,35 +52,67 @@ export class EventAppender {
     subject: string,
   ): Promise<EventAppender> {
     const last = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(() => null);
-    if (last === null) return new EventAppender(js, subject, 0, 0);
+    if (last === null) return new EventAppender(js, subject, EMPTY_SUBJECT);
     const event = parseEventLine(new TextDecoder().decode(last.data));
-    return new EventAppender(js, subject, last.seq, event?.seq ?? 0);
+    // A count that is missing or not a number is taken as full: the bound holds either way.
+    const bytes = Number(last.header?.get(BYTES_HEADER) ?? NaN);
+    const counted = Number.isSafeInteger(bytes) && bytes >= 0;
+    return new EventAppender(js, subject, {
+      streamSeq: last.seq,
+      seq: event?.seq ?? 0,
+      bytes: counted ? bytes : FLEET_LIMITS.eventsBytes,
+      full: !counted || event?.type === STORE_EVENTS.logFull,
+    });
   }
 
   get lastSeq(): number {
-    return this.#seq;
+    return this.#at.seq;
   }
 
   /**
-   * Publishes one event, expecting the subject's last sequence to be the one this holder wrote:
-   * an event of a holder that another writer overtook is refused (LEASE_LOST).
+   * Publishes one event and returns its seq, or undefined when the task's events reached their
+   * bound and the event was dropped. Expects the subject's last sequence to be the one this
+   * holder wrote: an event of a holder that another writer overtook is refused (LEASE_LOST).
    */
-  async append(type: string, data: Record<string, unknown>, at: number): Promise<number> {
-    const seq = this.#seq + 1;
+  async append(
+    type: string,
+    data: Record<string, unknown>,
+    at: number,
+  ): Promise<number | undefined> {
+    if (this.#at.full) return undefined;
+    const seq = this.#at.seq + 1;
     const line = eventLine(seq, at, type, data);
+    const bytes = this.#at.bytes + Buffer.byteLength(line) + 1;
+    if (bytes <= FLEET_LIMITS.eventsBytes - NOTICE_RESERVE) {
+      await this.#publish(line, { seq, bytes, full: false });
+      return seq;
+    }
+    const notice = eventLine(seq, at, STORE_EVENTS.logFull, {
+      limitBytes: FLEET_LIMITS.eventsBytes,
+    });
+    await this.#publish(notice, {
+      seq,
+      bytes: this.#at.bytes + Buffer.byteLength(notice) + 1,
+      full: true,
+    });
+    return undefined;
+  }
+
+  async #publish(line: string, next: Omit<AppenderPosition, "streamSeq">): Promise<void> {
+    const header = headers();
+    header.set(BYTES_HEADER, String(next.bytes));
     try {
       const ack = await this.#js.publish(this.#subject, line, {
-        expect: { lastSubjectSequence: this.#streamSeq },
+        expect: { lastSubjectSequence: this.#at.streamSeq },
+        headers: header,
       });
-      this.#streamSeq = ack.seq;
+      this.#at = { ...next, streamSeq: ack.seq };
     } catch (error) {
       if (isWrongRevision(error)) {
         throw new LeaseLostError(`another writer appended to the events of ${this.#subject}`);
       }
       throw error;
     }
-    this.#seq = seq;
-    return seq;
   }
 }
 

@@ -28,7 +28,13 @@ import { LeaseLostError } from "./errors.js";
 import type { EventAppender } from "./eventStream.js";
 import { FLEET_TIMING } from "./limits.js";
 import { KEYS } from "./layout.js";
-import { readApprovalList, readMessageList, runningChildren, updateEntry } from "./entries.js";
+import {
+  ENTRY_KINDS,
+  readApprovalList,
+  readMessageList,
+  runningChildren,
+  updateEntry,
+} from "./entries.js";
 import {
   changeRun,
   encode,
@@ -75,7 +81,11 @@ export class FleetAttachment implements TaskAttachment {
     return this.#lost;
   }
 
-  async appendEvent(type: string, data: Record<string, unknown> = {}): Promise<number> {
+  /**
+   * Appends one event and returns its seq, or undefined when the task's events reached their
+   * bound and it was dropped (one `log_full` notice says so).
+   */
+  async appendEvent(type: string, data: Record<string, unknown> = {}): Promise<number | undefined> {
     this.#open();
     checkExecutorEventType(type);
     return this.#append(type, data);
@@ -89,6 +99,7 @@ export class FleetAttachment implements TaskAttachment {
       if (message.state !== "pending") continue;
       const took = await updateEntry(
         this.#ctx,
+        ENTRY_KINDS.message,
         KEYS.message(this.id, message.n),
         (m: InboxMessage): InboxMessage | undefined =>
           m.state === "pending"
@@ -103,18 +114,25 @@ export class FleetAttachment implements TaskAttachment {
   async deliver(n: number, reply?: string): Promise<InboxMessage> {
     this.#open();
     await this.#checkLease();
-    const delivered = await updateEntry(this.#ctx, KEYS.message(this.id, n), (m: InboxMessage) => {
-      if (m.state !== "in_flight") {
-        throw new MessageStateError(`message ${n} of task ${this.id} is ${m.state}, not in_flight`);
-      }
-      const next: InboxMessage = { ...m, state: "delivered", deliveredAt: this.#ctx.now() };
-      if (reply !== undefined) {
-        const { text, cut } = cutText(reply, STORE_LIMITS.summaryBytes);
-        next.reply = text;
-        next.replyCut = cut;
-      }
-      return next;
-    });
+    const delivered = await updateEntry(
+      this.#ctx,
+      ENTRY_KINDS.message,
+      KEYS.message(this.id, n),
+      (m: InboxMessage) => {
+        if (m.state !== "in_flight") {
+          throw new MessageStateError(
+            `message ${n} of task ${this.id} is ${m.state}, not in_flight`,
+          );
+        }
+        const next: InboxMessage = { ...m, state: "delivered", deliveredAt: this.#ctx.now() };
+        if (reply !== undefined) {
+          const { text, cut } = cutText(reply, STORE_LIMITS.summaryBytes);
+          next.reply = text;
+          next.replyCut = cut;
+        }
+        return next;
+      },
+    );
     if (delivered === undefined) {
       throw new MessageStateError(`message ${n} of task ${this.id} does not exist`);
     }
@@ -206,7 +224,7 @@ export class FleetAttachment implements TaskAttachment {
     return this.#closed;
   }
 
-  async #append(type: string, data: Record<string, unknown>): Promise<number> {
+  async #append(type: string, data: Record<string, unknown>): Promise<number | undefined> {
     try {
       return await this.#events.append(type, data, this.#ctx.now());
     } catch (error) {

@@ -28,6 +28,7 @@ import {
   rootOf,
   SpecImmutableError,
   STORE_LIMITS,
+  StoreCorruptError,
   TaskCancellingError,
   TaskFinishedError,
   TaskNotFoundError,
@@ -61,6 +62,7 @@ import type { FleetContext } from "./context.js";
 import {
   allIds,
   childrenOf,
+  ENTRY_KINDS,
   fullSpecOf,
   promptObject,
   runOf,
@@ -76,7 +78,7 @@ import type { FleetAttachment } from "./fleetAttachment.js";
 import { beginAttachment, settleIfIdle, takeLease } from "./leases.js";
 import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
-import { FLEET_TIMING } from "./limits.js";
+import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import {
   changeRun,
   encode,
@@ -101,6 +103,11 @@ export interface FleetOpenOptions {
   /** A lease's life without a heartbeat, and the heartbeat (FLEET_TIMING by default). */
   leaseTtlMs?: number;
   heartbeatMs?: number;
+  /**
+   * How many servers of a JetStream cluster keep the store's bucket, object store and streams
+   * when this open creates them (1, 3 or 5; default 1, for a single server).
+   */
+  replicas?: number;
 }
 
 export class FleetStore implements TaskStore {
@@ -125,7 +132,12 @@ export class FleetStore implements TaskStore {
     try {
       const js = jetstream(nc);
       const jsm = await jetstreamManager(nc);
-      const layout = await openLayout(js, jsm, options.prefix ?? "warden");
+      const layout = await openLayout(
+        js,
+        jsm,
+        options.prefix ?? "warden",
+        options.replicas ?? FLEET_LIMITS.defaultReplicas,
+      );
       const ctx: FleetContext = {
         js,
         jsm,
@@ -254,10 +266,8 @@ export class FleetStore implements TaskStore {
       const known = filter.known?.get(id);
       let summary = known;
       if (summary === undefined) {
-        const spec = await readSpecEntry(this.#ctx, id);
-        const run = (await readRun(this.#ctx.layout.kv, id))?.run;
-        if (spec === undefined || run === undefined) continue;
-        summary = this.#summary(spec, run);
+        summary = await this.#listed(id);
+        if (summary === undefined) continue;
       }
       if (filter.parent !== undefined && summary.parent !== filter.parent) continue;
       if (filter.states !== undefined && !filter.states.includes(summary.state)) continue;
@@ -291,6 +301,10 @@ export class FleetStore implements TaskStore {
     const id = await this.resolve(ref);
     const text = checkBody(body);
     const from = options.from === undefined ? (this.current?.id ?? null) : options.from;
+    // The sender is kept in the message entry, whose shape names a task id or nobody.
+    if (from !== null && !isTaskId(from)) {
+      throw new BadTaskIdError(notATaskId(from, "the sender is not a task id"));
+    }
     const n = await changeRun(ctx.layout.kv, id, (run) => {
       if (run.terminal !== undefined) {
         throw new TaskFinishedError(hasFinished(id, run.terminal, "it takes no more messages"), {
@@ -332,8 +346,11 @@ export class FleetStore implements TaskStore {
     }
     const terminal = (await runOf(this.#ctx, id)).terminal;
     const answer = { decision, answeredBy: "person" as const, by, reason: options.reason };
-    const answered = await updateEntry(ctx, KEYS.approval(id, n), (request: ApprovalRequest) =>
-      applyAnswer(id, [request], n, answer, ctx.now(), terminal),
+    const answered = await updateEntry(
+      ctx,
+      ENTRY_KINDS.approval,
+      KEYS.approval(id, n),
+      (request: ApprovalRequest) => applyAnswer(id, [request], n, answer, ctx.now(), terminal),
     );
     // A missing entry is refused by applyAnswer as an unknown number.
     return answered ?? applyAnswer(id, [], n, answer, ctx.now(), terminal);
@@ -430,6 +447,23 @@ export class FleetStore implements TaskStore {
     return freed;
   }
 
+  /**
+   * One task's summary for the list, or undefined when it is half made or damaged: as on the
+   * filesystem, a damaged task is left out of the list so that it never hides the others, and
+   * `get` of it says STORE_CORRUPT.
+   */
+  async #listed(id: string): Promise<TaskSummary | undefined> {
+    try {
+      const spec = await readSpecEntry(this.#ctx, id);
+      const run = (await readRun(this.#ctx.layout.kv, id))?.run;
+      if (spec === undefined || run === undefined) return undefined;
+      return this.#summary(spec, run);
+    } catch (error) {
+      if (error instanceof StoreCorruptError) return undefined;
+      throw error;
+    }
+  }
+
   #summary(spec: StoredSpec, run: RunRecord): TaskSummary {
     const state = runState(run, this.#ctx.now(), this.#ctx.leaseTtlMs);
     const derived: DerivedState = { state };
@@ -440,6 +474,8 @@ export class FleetStore implements TaskStore {
 
   async #lineage(by: string | null): Promise<Lineage | undefined> {
     if (by === null) return undefined;
+    // The asker's id comes from the caller or the environment: it is checked before it names a key.
+    if (!isTaskId(by)) throw new BadTaskIdError(notATaskId(by, "it is not a task id"));
     const spec = await readSpecEntry(this.#ctx, by);
     if (spec === undefined) {
       throw new TaskNotFoundError(

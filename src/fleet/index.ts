@@ -2,7 +2,7 @@
 export { FleetStore, type FleetOpenOptions } from "./fleetStore.js";
 export { FleetAttachment } from "./fleetAttachment.js";
 export { LeaseLostError, FleetContentionError } from "./errors.js";
-export { FLEET_TIMING } from "./limits.js";
+export { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 export {
   TASK_OBJECTS,
   FleetObjectError,

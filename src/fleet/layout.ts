@@ -65,23 +65,30 @@ export interface FleetLayout {
   objects: ObjectStore;
 }
 
-/** Creates the buckets and streams when they are missing, and opens them. */
+/**
+ * Creates the buckets and streams when they are missing, and opens them. `replicas` is how many
+ * servers of a JetStream cluster keep each of them (1, 3 or 5): with 3, the store goes on when
+ * one server is lost. It applies when a piece is created; an existing piece keeps its own.
+ */
 export async function openLayout(
   js: JetStreamClient,
   jsm: JetStreamManager,
   prefix: string,
+  replicas: number,
 ): Promise<FleetLayout> {
   const names = fleetNames(prefix);
-  const kv = await new Kvm(js).create(names.tasksBucket, { history: 1 });
-  const objects = await new Objm(js).create(names.objectBucket);
+  const kv = await new Kvm(js).create(names.tasksBucket, { history: 1, replicas });
+  const objects = await new Objm(js).create(names.objectBucket, { replicas });
   await ensureStream(jsm, {
     name: names.eventsStream,
     subjects: [names.eventsSubject("*")],
+    num_replicas: replicas,
   });
   await ensureStream(jsm, {
     name: names.queueStream,
     subjects: [names.queueSubject],
     retention: "workqueue",
+    num_replicas: replicas,
   });
   // One durable consumer that every worker pulls from: a work queue allows one consumer per
   // subject, and sharing it is what hands each id to exactly one worker.
@@ -94,7 +101,7 @@ export async function openLayout(
 
 async function ensureStream(
   jsm: JetStreamManager,
-  config: { name: string; subjects: string[]; retention?: "workqueue" },
+  config: { name: string; subjects: string[]; retention?: "workqueue"; num_replicas: number },
 ): Promise<void> {
   try {
     await jsm.streams.info(config.name);

@@ -15,6 +15,7 @@ import {
 } from "../store/index.js";
 import type { FleetContext } from "./context.js";
 import {
+  ENTRY_KINDS,
   fullSpecOf,
   readApprovalList,
   readMessageList,
@@ -124,6 +125,7 @@ export async function beginAttachment(
       if (m.state !== "in_flight") continue;
       await updateEntry(
         ctx,
+        ENTRY_KINDS.message,
         KEYS.message(spec.id, m.n),
         (now: InboxMessage): InboxMessage | undefined => {
           if (now.state !== "in_flight") return undefined;
@@ -135,17 +137,21 @@ export async function beginAttachment(
     }
     for (const r of await readApprovalList(ctx, spec.id)) {
       if (r.state !== "pending") continue;
-      await updateEntry(ctx, KEYS.approval(spec.id, r.n), (now: ApprovalRequest) =>
-        now.state === "pending"
-          ? applyAnswer(
-              spec.id,
-              [now],
-              now.n,
-              { decision: "deny", answeredBy: "ended", reason: "the run that asked is gone" },
-              ctx.now(),
-              undefined,
-            )
-          : undefined,
+      await updateEntry(
+        ctx,
+        ENTRY_KINDS.approval,
+        KEYS.approval(spec.id, r.n),
+        (now: ApprovalRequest) =>
+          now.state === "pending"
+            ? applyAnswer(
+                spec.id,
+                [now],
+                now.n,
+                { decision: "deny", answeredBy: "ended", reason: "the run that asked is gone" },
+                ctx.now(),
+                undefined,
+              )
+            : undefined,
       );
     }
     await events.append(

@@ -1,5 +1,9 @@
 // Every bound and timing of the fleet's store, each with the reason it has the value it has.
+import { STORE_LIMITS } from "../store/index.js";
+
 const SECOND = 1000;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 
 export const FLEET_TIMING = {
   /**
@@ -19,4 +23,27 @@ export const FLEET_TIMING = {
   childPollMs: 50,
   /** How many times a compare-and-set is retried on contention before it is an error. */
   casAttempts: 64,
+} as const;
+
+export const FLEET_LIMITS = {
+  /**
+   * How many servers keep each bucket and stream unless the opener says otherwise: one, for a
+   * single server; a cluster's operator asks for 3 (or 5) so that losing one server loses nothing.
+   */
+  defaultReplicas: 1,
+  /**
+   * The largest KV entry read (run record, message, approval prompt): nats-server's default
+   * largest payload. Anything larger was not written by this store and is not parsed.
+   */
+  entryBytes: 1 * MiB,
+  /**
+   * The largest spec entry read: the settings (64 KiB as JSON), repo and base (4 KiB each),
+   * 32 labels and the title fit several times over; a larger spec is damaged.
+   */
+  specEntryBytes: 256 * KiB,
+  /**
+   * A task's events on the stream as a whole, newlines counted as on the filesystem: the
+   * filesystem store's bound, so a runaway agent fills neither a disk nor the stream.
+   */
+  eventsBytes: STORE_LIMITS.eventsFileBytes,
 } as const;

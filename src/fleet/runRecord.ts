@@ -12,7 +12,7 @@ import {
   type TerminalRecord,
 } from "../store/index.js";
 import { FleetContentionError } from "./errors.js";
-import { FLEET_TIMING } from "./limits.js";
+import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 
 const leaseSchema = z.object({
   attempt: z.number().int().min(0),
@@ -54,6 +54,9 @@ export function newRunRecord(): RunRecord {
 }
 
 export function parseRunRecord(id: string, bytes: Uint8Array): RunRecord {
+  if (bytes.byteLength > FLEET_LIMITS.entryBytes) {
+    throw new StoreCorruptError(`the run record of task ${id} is damaged: it is too large`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(bytes));

@@ -2,11 +2,21 @@
 // waits can never both close a cycle. An edge lasts until its wait ends, and never past the
 // wait's timeout or the target's deadline, so a waiter that died leaves no edge for long.
 import { randomBytes } from "node:crypto";
-import { closesCycle, WaitCycleError } from "../store/index.js";
+import { TASK_ID } from "../protocol/index.js";
+import {
+  arrayOf,
+  closesCycle,
+  int,
+  matching,
+  strictObject,
+  text,
+  WaitCycleError,
+} from "../store/index.js";
+
 import type { FleetContext } from "./context.js";
-import { updateEntry } from "./entries.js";
+import { parseEntry, updateEntry, type EntryKind } from "./entries.js";
 import { KEYS } from "./layout.js";
-import { FLEET_TIMING } from "./limits.js";
+import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import { encode, isWrongRevision } from "./runRecord.js";
 
 /** A wait edge between two trees, kept until the wait ends or, at the latest, `until`. */
@@ -16,6 +26,16 @@ export interface WaitEdgeEntry {
   until: number;
   token: string;
 }
+
+/** The `waits` entry; its byte bound is what bounds how many edges it holds. */
+const WAITS: EntryKind<WaitEdgeEntry[]> = {
+  what: "list of wait edges",
+  shape: arrayOf(
+    strictObject({ from: matching(TASK_ID), to: matching(TASK_ID), until: int(), token: text }),
+    FLEET_LIMITS.entryBytes,
+  ),
+  maxBytes: FLEET_LIMITS.entryBytes,
+};
 
 /** Adds a wait edge between trees by compare-and-set on `waits`, refusing one that cycles. */
 export async function registerWaitEdge(
@@ -29,9 +49,9 @@ export async function registerWaitEdge(
   for (let i = 0; i < FLEET_TIMING.casAttempts; i++) {
     const entry = await kv.get(KEYS.waits);
     const now = ctx.now();
-    const edges = (entry?.operation === "PUT" ? entry.json<WaitEdgeEntry[]>() : []).filter(
-      (e) => e.until > now,
-    );
+    const edges = (
+      entry?.operation === "PUT" ? parseEntry(WAITS, KEYS.waits, entry.value) : []
+    ).filter((e) => e.until > now);
     if (
       closesCycle(
         edges.map((e) => [e.from, e.to] as const),
@@ -55,7 +75,7 @@ export async function registerWaitEdge(
 }
 
 export async function dropWaitEdge(ctx: FleetContext, edge: WaitEdgeEntry): Promise<void> {
-  await updateEntry(ctx, KEYS.waits, (edges: WaitEdgeEntry[]) =>
+  await updateEntry(ctx, WAITS, KEYS.waits, (edges: WaitEdgeEntry[]) =>
     edges.filter((e) => e.token !== edge.token),
   );
 }

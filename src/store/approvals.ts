@@ -41,7 +41,7 @@ export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 export const APPROVAL_ANSWERERS = ["person", "timeout", "ended"] as const;
 export type ApprovalAnswerer = (typeof APPROVAL_ANSWERERS)[number];
 
-const isApprovalRequest = strictObject({
+export const isApprovalRequest = strictObject({
   /** 1, 2, 3... in the order the agent asked, over the task's whole life. */
   n: int(1, STORE_LIMITS.approvalRequests),
   /** The tool the agent wants to call, as it named it (sandbox text: clean before showing). */

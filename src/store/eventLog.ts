@@ -23,7 +23,7 @@ const RESERVED_TYPES: ReadonlySet<string> = new Set(Object.values(STORE_EVENTS))
 const RESERVED_FIELDS = new Set(["seq", "at", "type"]);
 const EVENT_TYPE = /^[A-Za-z][A-Za-z0-9_.:-]*$/;
 /** Room kept at the end of the file for the one log_full notice. */
-const NOTICE_RESERVE = 1024;
+export const NOTICE_RESERVE = 1024;
 /** How much of the end of the file recovery reads at a time. */
 const TAIL_CHUNK = 64 * 1024;
 

@@ -50,7 +50,7 @@ const fileList = arrayOf(
   STORE_LIMITS.messageFiles,
 );
 
-const isInboxMessage = strictObject({
+export const isInboxMessage = strictObject({
   /** 1 to 16, in the order the messages arrived. */
   n: int(1, STORE_LIMITS.inboxMessages),
   /** The sending task, or null from outside any task. */

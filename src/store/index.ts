@@ -35,11 +35,12 @@ export {
   isTerminalRecord,
 } from "./terminalRecord.js";
 export type { TerminalInput } from "./buildTerminal.js";
-export { MESSAGE_STATES, type InboxMessage, type MessageState } from "./inbox.js";
+export { MESSAGE_STATES, isInboxMessage, type InboxMessage, type MessageState } from "./inbox.js";
 export { messageFileNameProblem, type MessageFile, type MessageFileInput } from "./messageFiles.js";
 export { replyFilesDir, type ReplyFilePiece } from "./replyFiles.js";
 export {
   STORE_EVENTS,
+  NOTICE_RESERVE,
   checkExecutorEventType,
   eventLine,
   parseEventLine,
@@ -55,6 +56,7 @@ export {
   type ApprovalAnswer,
   planApproval,
   applyAnswer,
+  isApprovalRequest,
 } from "./approvals.js";
 export type { ReplyOutcome, AwaitReplyOptions } from "./awaitReply.js";
 export { taskSpecInputSchema, checkSpecInput, type TaskSpecInput } from "./specInput.js";
@@ -65,7 +67,7 @@ export { checkBody } from "./inbox.js";
 export { isTaskId, IdGenerator } from "./taskId.js";
 export { uniquePrefix, shortIds } from "./shortIds.js";
 export { resolveAmong, type TaskIds } from "./resolveId.js";
-export type { TaskSpec, StoredSpec } from "./spec.js";
+export { isStoredSpec, type TaskSpec, type StoredSpec } from "./spec.js";
 export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
 export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";
@@ -93,3 +95,4 @@ export {
   isRealDir,
   ensureRealDir,
 } from "./noFollow.js";
+export { arrayOf, int, matching, strictObject, text, type Shape } from "./recordShape.js";
