@@ -55,8 +55,9 @@ export class EventAppender {
     if (last === null) return new EventAppender(js, subject, EMPTY_SUBJECT);
     const event = parseEventLine(new TextDecoder().decode(last.data));
     // A count that is missing or not a number is taken as full: the bound holds either way.
-    const bytes = Number(last.header?.get(BYTES_HEADER) ?? NaN);
-    const counted = Number.isSafeInteger(bytes) && bytes >= 0;
+    const said = last.header.get(BYTES_HEADER);
+    const bytes = /^[0-9]{1,15}$/.test(said) ? Number(said) : NaN;
+    const counted = Number.isSafeInteger(bytes);
     return new EventAppender(js, subject, {
       streamSeq: last.seq,
       seq: event?.seq ?? 0,
