@@ -7,6 +7,7 @@ import {
   isStoredSpec,
   isTaskId,
   noSuchTask,
+  STORE_LIMITS,
   StoreCorruptError,
   TaskNotFoundError,
   type TaskSpec,
@@ -19,14 +20,13 @@ import {
 import type { FleetContext } from "./context.js";
 import { FleetContentionError } from "./errors.js";
 import { KEYS } from "./layout.js";
+import { bucketKeys, readObject } from "./streamReads.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import { encode, isWrongRevision, leaseLive, readRun, type RunRecord } from "./runRecord.js";
 
 /** The keys under a filter, read whole. */
 export async function keysOf(ctx: FleetContext, filter: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const key of await ctx.layout.kv.keys(filter)) keys.push(key);
-  return keys;
+  return bucketKeys(ctx, filter);
 }
 
 /** What an entry must be to be read: its shape, and how large its bytes may be. */
@@ -168,9 +168,9 @@ export async function specOf(ctx: FleetContext, id: string): Promise<StoredSpec>
 
 export async function fullSpecOf(ctx: FleetContext, id: string): Promise<TaskSpec> {
   const spec = await specOf(ctx, id);
-  const prompt = await ctx.layout.objects.getBlob(promptObject(id));
-  if (prompt === null) throw new TaskNotFoundError(noSuchTask(id));
-  return { ...spec, prompt: Buffer.from(prompt).toString("utf8") };
+  const prompt = await readObject(ctx, promptObject(id), STORE_LIMITS.promptBytes);
+  if (prompt === undefined) throw new TaskNotFoundError(noSuchTask(id));
+  return { ...spec, prompt: prompt.toString("utf8") };
 }
 
 export async function runOf(ctx: FleetContext, id: string): Promise<RunRecord> {

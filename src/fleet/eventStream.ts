@@ -4,7 +4,7 @@
 // it, so a new holder continues the count; once the bound is reached one `log_full` notice is
 // appended and later events are dropped.
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
-import { headers } from "@nats-io/transport-node";
+import { headers, type Subscription } from "@nats-io/transport-node";
 import {
   eventLine,
   NOTICE_RESERVE,
@@ -17,6 +17,7 @@ import type { FleetContext } from "./context.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import { LeaseLostError } from "./errors.js";
 import { isWrongRevision, readRun } from "./runRecord.js";
+import { nextBySubject, outlasting } from "./streamReads.js";
 
 /** The header of each event message: the subject's bytes with this event, as a decimal. */
 const BYTES_HEADER = "Warden-Events-Bytes";
@@ -117,60 +118,105 @@ export class EventAppender {
   }
 }
 
-/** One pull of a watcher: the next event, or undefined when none came within the wait. */
-export type PullEvent = (waitMs: number) => Promise<{ event: TaskEvent; pending: number } | null>;
+/**
+ * A watcher's reader of one task's subject, by stream sequence (no consumer: see
+ * streamReads.ts), with a plain subscription to the subject as its bell: a publish wakes it.
+ */
+export class EventReader {
+  readonly #ctx: FleetContext;
+  readonly #subject: string;
+  readonly #bell: Subscription;
+  #rung = false;
+  #wake: (() => void) | undefined;
+  #cursor = 1;
 
-/** An ordered consumer of the task's subject from its first event. */
-export async function eventPuller(
-  js: JetStreamClient,
-  stream: string,
-  subject: string,
-): Promise<{ pull: PullEvent; close: () => Promise<void> }> {
-  const consumer = await js.consumers.get(stream, { filter_subjects: subject });
-  return {
-    pull: async (waitMs) => {
-      for (;;) {
-        const message = await consumer.next({ expires: waitMs });
-        if (message === null) return null;
-        const event = parseEventLine(message.string());
-        // A line that is not an event is skipped, as the filesystem's watcher skips it.
-        if (event !== undefined) return { event, pending: message.info.pending };
-      }
-    },
-    close: async () => {
-      await consumer.delete().catch(() => undefined);
-    },
-  };
+  private constructor(ctx: FleetContext, subject: string, bell: Subscription) {
+    this.#ctx = ctx;
+    this.#subject = subject;
+    this.#bell = bell;
+  }
+
+  /** Subscribes before the first read, so no event published after it goes unheard. */
+  static async open(ctx: FleetContext, subject: string): Promise<EventReader> {
+    const bell = ctx.nc.subscribe(subject);
+    const reader = new EventReader(ctx, subject, bell);
+    void (async () => {
+      for await (const _message of bell) reader.#ring();
+    })();
+    await ctx.nc.flush();
+    return reader;
+  }
+
+  /** The next event in the stream after the last one read, or null when there is none now. */
+  async next(): Promise<TaskEvent | null> {
+    const { eventsStream } = this.#ctx.layout.names;
+    for (;;) {
+      const cursor = this.#cursor;
+      const message = await outlasting(() =>
+        nextBySubject(this.#ctx.jsm, eventsStream, this.#subject, cursor),
+      );
+      if (message === null) return null;
+      this.#cursor = message.seq + 1;
+      const event = parseEventLine(message.string());
+      // A line that is not an event is skipped, as the filesystem's watcher skips it.
+      if (event !== undefined) return event;
+    }
+  }
+
+  /** Waits until an event was published since the last wait, or `waitMs` passed. */
+  async bell(waitMs: number): Promise<void> {
+    if (!this.#rung) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.#wake = undefined;
+    this.#rung = false;
+  }
+
+  close(): void {
+    this.#bell.unsubscribe();
+    this.#wake?.();
+  }
+
+  #ring(): void {
+    this.#rung = true;
+    this.#wake?.();
+  }
 }
 
 /**
- * An ordered consumer of the task's subject: events after `since`, in order, once each; ends
- * once the terminal record exists and its last event was yielded (or at the end, unfollowed).
+ * A task's events after `since`, in order, once each; ends once the terminal record exists and
+ * its last event was yielded (or at the end, unfollowed).
  */
 export async function* watchTask(
   ctx: FleetContext,
   id: string,
   options: WatchOptions,
 ): AsyncGenerator<TaskEvent> {
-  const { names } = ctx.layout;
-  const puller = await eventPuller(ctx.js, names.eventsStream, names.eventsSubject(id));
+  const reader = await EventReader.open(ctx, ctx.layout.names.eventsSubject(id));
   let last = options.since ?? 0;
   try {
     for (;;) {
       if (options.signal?.aborted === true) return;
-      const got = await puller.pull(FLEET_TIMING.watchPullMs);
-      if (got !== null) {
-        if (got.event.seq > last) {
-          last = got.event.seq;
-          yield got.event;
+      const event = await reader.next();
+      if (event !== null) {
+        if (event.seq > last) {
+          last = event.seq;
+          yield event;
         }
-        if (got.pending > 0) continue;
+        continue;
       }
-      const terminal = (await readRun(ctx.layout.kv, id))?.run.terminal;
+      const terminal = (await outlasting(() => readRun(ctx.layout.kv, id)))?.run.terminal;
       if (terminal !== undefined && last >= terminal.lastSeq) return;
-      if (options.follow === false && (got === null || got.pending === 0)) return;
+      if (options.follow === false) return;
+      await reader.bell(FLEET_TIMING.watchPullMs);
     }
   } finally {
-    await puller.close();
+    reader.close();
   }
 }

@@ -139,6 +139,7 @@ export class FleetStore implements TaskStore {
         options.replicas ?? FLEET_LIMITS.defaultReplicas,
       );
       const ctx: FleetContext = {
+        nc,
         js,
         jsm,
         layout,
@@ -152,6 +153,11 @@ export class FleetStore implements TaskStore {
       await nc.close();
       throw error;
     }
+  }
+
+  /** The server (host:port) this store is connected to now; it changes when one is lost. */
+  get server(): string {
+    return this.#nc.getServer();
   }
 
   /** Closes the connection; leases this process holds stop beating and expire. */

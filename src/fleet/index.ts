@@ -3,10 +3,4 @@ export { FleetStore, type FleetOpenOptions } from "./fleetStore.js";
 export { FleetAttachment } from "./fleetAttachment.js";
 export { LeaseLostError, FleetContentionError } from "./errors.js";
 export { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
-export {
-  TASK_OBJECTS,
-  FleetObjectError,
-  putFile,
-  getFile,
-  listObjects,
-} from "./taskObjects.js";
+export { TASK_OBJECTS, FleetObjectError, putFile, getFile, listObjects } from "./taskObjects.js";

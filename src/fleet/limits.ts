@@ -23,6 +23,13 @@ export const FLEET_TIMING = {
   childPollMs: 50,
   /** How many times a compare-and-set is retried on contention before it is an error. */
   casAttempts: 64,
+  /**
+   * How long a watcher keeps retrying reads that time out: a cluster that lost a node elects
+   * new leaders within seconds, a client reconnects within seconds, so a minute outlasts both.
+   */
+  outageMs: 60 * SECOND,
+  /** The pause between two tries of such a read. */
+  outagePauseMs: 250,
 } as const;
 
 export const FLEET_LIMITS = {

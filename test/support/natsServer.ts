@@ -1,99 +1,44 @@
-// A real nats-server with JetStream for a test: on a free port of 127.0.0.1, with its own
-// storage directory, stopped (SIGTERM, then SIGKILL) and its directory removed when done.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+// A real nats-server with JetStream for a test: on a free port of 127.0.0.1 (or of the address
+// given), with its own storage directory, stopped and its directory removed when done.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { skipWhen, type SkipReason } from "./skipWhen.js";
+import { freePort, NatsProcess } from "./natsProcess.js";
 
-/** How long a server may take to accept connections before the test fails. */
-const START_TIMEOUT_MS = 15_000;
-/** How long a stopping server may take before it is killed. */
-const STOP_GRACE_MS = 5_000;
+export { natsServerMissing } from "./natsProcess.js";
 
-/** The skip option for tests that need nats-server: the reason when it is not installed. */
-export function natsServerMissing(): SkipReason {
-  const probe = spawnSync("nats-server", ["--version"], { encoding: "utf8" });
-  return skipWhen(probe.error === undefined ? false : "nats-server is not installed");
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === "object") resolve(address.port);
-        else reject(new Error("no port"));
-      });
-    });
-  });
-}
-
-async function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => {
-      resolve(false);
-    });
-  });
+export interface NatsServerOptions {
+  /** The address it listens on (default 127.0.0.1), e.g. the host's end of a test's veth. */
+  host?: string;
 }
 
 export class NatsServer {
-  readonly #child: ChildProcess;
-  readonly #exited: Promise<void>;
+  readonly #process: NatsProcess;
   readonly url: string;
   readonly storeDir: string;
-  #log = "";
 
-  private constructor(child: ChildProcess, port: number, storeDir: string) {
-    this.#child = child;
-    this.url = `nats://127.0.0.1:${port}`;
+  private constructor(process: NatsProcess, url: string, storeDir: string) {
+    this.#process = process;
+    this.url = url;
     this.storeDir = storeDir;
-    this.#exited = new Promise((resolve) =>
-      child.once("exit", () => {
-        resolve();
-      }),
-    );
-    child.stderr?.on("data", (chunk: Buffer) => {
-      this.#log = (this.#log + chunk.toString()).slice(-16_384);
-    });
   }
 
-  static async start(): Promise<NatsServer> {
+  static async start(options: NatsServerOptions = {}): Promise<NatsServer> {
+    const host = options.host ?? "127.0.0.1";
     const storeDir = await mkdtemp(join(tmpdir(), "warden-nats-"));
-    const port = await freePort();
-    const child = spawn(
-      "nats-server",
-      ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
-    const server = new NatsServer(child, port, storeDir);
-    const giveUpAt = Date.now() + START_TIMEOUT_MS;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > giveUpAt) {
-        await server.stop();
-        throw new Error(`nats-server did not start on port ${port}:\n${server.#log}`);
-      }
-      await sleep(50);
+    try {
+      const port = await freePort(host);
+      const args = ["-a", host, "-p", String(port), "-js", "-sd", storeDir];
+      const process = await NatsProcess.start(args, host, port);
+      return new NatsServer(process, `nats://${host}:${port}`, storeDir);
+    } catch (error) {
+      await rm(storeDir, { recursive: true, force: true });
+      throw error;
     }
-    return server;
   }
 
   async stop(): Promise<void> {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
-      this.#child.kill("SIGTERM");
-      const killed = sleep(STOP_GRACE_MS).then(() => this.#child.kill("SIGKILL"));
-      await Promise.race([this.#exited, killed]);
-      await this.#exited;
-    }
+    await this.#process.stop();
     await rm(this.storeDir, { recursive: true, force: true });
   }
 }
