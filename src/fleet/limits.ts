@@ -39,10 +39,15 @@ export const FLEET_LIMITS = {
    */
   defaultReplicas: 1,
   /**
-   * The largest KV entry read (run record, message, approval prompt): nats-server's default
+   * The largest KV entry read (message, approval prompt, wait edges): nats-server's default
    * largest payload. Anything larger was not written by this store and is not parsed.
    */
   entryBytes: 1 * MiB,
+  /**
+   * The largest run record read: its terminal record's details (64 KiB of JSON), error (16 KiB)
+   * and summary (4 KiB) fit even with every character escaped; a larger record is damaged.
+   */
+  runEntryBytes: 256 * KiB,
   /**
    * The largest spec entry read: the settings (64 KiB as JSON), repo and base (4 KiB each),
    * 32 labels and the title fit several times over; a larger spec is damaged.

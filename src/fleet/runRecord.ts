@@ -54,7 +54,7 @@ export function newRunRecord(): RunRecord {
 }
 
 export function parseRunRecord(id: string, bytes: Uint8Array): RunRecord {
-  if (bytes.byteLength > FLEET_LIMITS.entryBytes) {
+  if (bytes.byteLength > FLEET_LIMITS.runEntryBytes) {
     throw new StoreCorruptError(`the run record of task ${id} is damaged: it is too large`);
   }
   let value: unknown;
