@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests run for real (git, bubblewrap, zsh for its completion, chromium for
 # the dashboard's page, openssl for the certificate of an https MCP server, nats-server for the
-# fleet's store, which its tests start on free ports of their own).
+# fleet's store, which its tests start on free ports of their own, iproute2 for the network
+# namespaces in which the fleet's fault tests cut a process off).
 # Only root can install; anyone else must have them already, and the tests that need them say so.
 need=()
 command -v git >/dev/null || need+=(git)
@@ -16,6 +17,7 @@ command -v zsh >/dev/null || need+=(zsh)
 command -v chromium >/dev/null || need+=(chromium)
 command -v openssl >/dev/null || need+=(openssl)
 command -v nats-server >/dev/null || need+=(nats-server)
+command -v ip >/dev/null || need+=(iproute2)
 if [ "${#need[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq

@@ -2,56 +2,17 @@
 // is reaped and leased again with a higher attempt, and the holder that lost it can no longer
 // write events or the terminal record.
 import { strict as assert } from "node:assert";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { FleetStore } from "../../src/fleet/index.js";
 import { NatsServer, natsServerMissing } from "../support/natsServer.js";
+import { Holder } from "./fixtures/holderProcess.js";
 
 /** Leases in these tests live a second, beating four times in it. */
 const TTL_MS = 1000;
 const BEAT_MS = 250;
-const FIXTURE = join(import.meta.dirname, "fixtures", "leaseHolder.ts");
 
 const skip = natsServerMissing();
-
-/** The fixture process, with its stdout lines as a queue. */
-class Holder {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly #lines: string[] = [];
-  readonly #waiters: Array<() => void> = [];
-
-  constructor(url: string, id: string) {
-    this.child = spawn(
-      process.execPath,
-      ["--import", "tsx", FIXTURE, url, id, String(TTL_MS), String(BEAT_MS)],
-      { stdio: ["pipe", "pipe", "pipe"] },
-    );
-    createInterface({ input: this.child.stdout }).on("line", (line) => {
-      this.#lines.push(line);
-      for (const wake of this.#waiters.splice(0)) wake();
-    });
-    this.child.stderr.resume();
-  }
-
-  async line(): Promise<string> {
-    for (;;) {
-      const next = this.#lines.shift();
-      if (next !== undefined) return next;
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    }
-  }
-
-  say(line: string): void {
-    this.child.stdin.write(line + "\n");
-  }
-
-  kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
-  }
-}
 
 describe("the fleet's leases fence their holders", { skip }, () => {
   let server: NatsServer;
@@ -71,7 +32,7 @@ describe("the fleet's leases fence their holders", { skip }, () => {
     await server.stop();
   });
   const holder = (id: string): Holder => {
-    const made = new Holder(server.url, id);
+    const made = Holder.start(server.url, id, TTL_MS, BEAT_MS);
     holders.push(made);
     return made;
   };
