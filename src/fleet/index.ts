@@ -10,3 +10,4 @@ export {
   getFile,
   listObjects,
 } from "./taskObjects.js";
+export { submitTask, checkFleetInput } from "./submitTask.js";
