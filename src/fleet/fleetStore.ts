@@ -4,6 +4,7 @@
 // filesystem store takes a lock, this store does one compare-and-set on a revision.
 import { hostname } from "node:os";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import type { ObjectStore } from "@nats-io/obj";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {
   AlreadyAttachedError,
@@ -163,6 +164,16 @@ export class FleetStore implements TaskStore {
   /** Closes the connection; leases this process holds stop beating and expire. */
   async close(): Promise<void> {
     await this.#nc.drain();
+  }
+
+  /** A new task id, for a creator that must name the task before it exists (submitTask). */
+  newId(): string {
+    return this.#ids.next();
+  }
+
+  /** The fleet's object store: base bundles and results (taskObjects.ts). */
+  get objects(): ObjectStore {
+    return this.#ctx.layout.objects;
   }
 
   get current(): CurrentTask | undefined {

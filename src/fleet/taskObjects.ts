@@ -69,8 +69,9 @@ export async function getFile(
     Readable.fromWeb(found.data.pipeThrough(counted) as NodeReadableStream),
     createWriteStream(path, { flags: "wx" }),
   );
-  const error = await found.error;
-  if (error !== null)
+  // The library settles `error` with nothing on success, whatever its type says.
+  const error: unknown = await found.error;
+  if (error instanceof Error)
     throw new FleetObjectError(`the fleet's object ${name} could not be read: ${error.message}`);
 }
 

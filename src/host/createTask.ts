@@ -4,7 +4,7 @@ import { parseAllowList } from "../egress/index.js";
 import { definedFields, processStart, traceFromEnv } from "../lang/index.js";
 import type { AgentName, McpServers, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
-import type { DeadlineInput, Tasks, TaskSummary } from "../store/index.js";
+import type { DeadlineInput, TaskStore, TaskSummary } from "../store/index.js";
 import { checkEnvNames } from "./agentVariables.js";
 import { hostSettings, type HostSettingsInput, type SandboxChoice } from "./hostSettings.js";
 import { BadTaskOptionError } from "./errors.js";
@@ -68,6 +68,16 @@ export interface CreateTaskInput {
   mcpServers?: McpServers;
   /** A directory of skills on the host (--skills), copied into the share when the task runs. */
   skillsDir?: string;
+  /** In a fleet, the labels a worker must have to run it (--require). */
+  require?: Record<string, string>;
+}
+
+/** Where a task is written: its id, and what must exist before its spec does. */
+export interface CreatePlacement {
+  /** The id to create it under (a fleet's client names it before it uploads the base). */
+  id?: string;
+  /** Runs after every check and before the spec is written, with the resolved start. */
+  beforeWrite?: (start: TaskStart) => Promise<void>;
 }
 
 export interface CreatedTask {
@@ -110,9 +120,10 @@ function agentSettings(input: CreateTaskInput): Record<string, unknown> {
  * of this host (checkBeforeCreate). Nothing is written when a check fails.
  */
 export async function createTask(
-  tasks: Tasks,
+  tasks: Pick<TaskStore, "create">,
   input: CreateTaskInput,
   checks?: CreateChecks,
+  placement: CreatePlacement = {},
 ): Promise<CreatedTask> {
   // Only a caller that says which environment the task runs in can ask for a trace.
   const trace = traceFromEnv(checks?.env ?? {});
@@ -151,12 +162,15 @@ export async function createTask(
     setup,
     workspaces,
     skillsDir: mcp.skillsDir,
+    require: input.require,
   });
   const stored = hostSettings(settings);
-  const beforeWrite =
-    checks === undefined
-      ? undefined
-      : () => trace.around("checks before create", checkBeforeCreate(stored, start, checks));
+  const beforeWrite = async (): Promise<void> => {
+    if (checks !== undefined) {
+      await trace.around("checks before create", checkBeforeCreate(stored, start, checks));
+    }
+    await placement.beforeWrite?.(start);
+  };
   const summary = await tasks.create(
     {
       prompt: input.prompt,
@@ -166,7 +180,7 @@ export async function createTask(
       deadline: input.deadline,
       labels: input.labels,
     },
-    { beforeWrite },
+    definedFields({ id: placement.id, beforeWrite }),
   );
   creating();
   return { summary, start };

@@ -1,6 +1,12 @@
 // warden/host: runs one task end to end (share, sandbox, receive, verify, record) and brings its
 // changes home (fetch, diff). The CLI's verbs are thin layers over this.
-export { createTask, type CreateTaskInput } from "./createTask.js";
+export {
+  createTask,
+  type CreateTaskInput,
+  type CreatePlacement,
+  type CreatedTask,
+} from "./createTask.js";
+export { bundleBase } from "./bundleBase.js";
 export { executeTask, type ExecuteOutcome } from "./executeTask.js";
 export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
 export { SandboxCheckMemo } from "../sandbox/index.js";

@@ -9,8 +9,7 @@ import {
   type Settings,
 } from "../protocol/index.js";
 import { isRealDir } from "../store/index.js";
-import { hostGit } from "./hostGit.js";
-import { withScratchRepo } from "./scratchRepo.js";
+import { bundleBase } from "./bundleBase.js";
 
 export interface ShareInput {
   settings: Settings;
@@ -26,9 +25,6 @@ export interface ShareInput {
    */
   history?: string;
 }
-
-/** The ref a scratch repository holds the base under; never written into the user's repo. */
-const SCRATCH_REF = "refs/heads/base";
 
 /**
  * Writes the share into `dir` (created 0700). Where no history repository is given, the bundle of the base commit is made in a scratch
@@ -51,11 +47,5 @@ export async function writeShare(dir: string, input: ShareInput): Promise<void> 
     await writeFile(join(dir, SHARE_FILES.history), history, { mode: 0o600, flag: "wx" });
     return;
   }
-  await withScratchRepo(dir, input, async (scratch) => {
-    await hostGit(["update-ref", SCRATCH_REF, input.base], { cwd: scratch });
-    await hostGit(["symbolic-ref", "HEAD", SCRATCH_REF], { cwd: scratch });
-    await hostGit(["bundle", "create", "--quiet", join(dir, SHARE_FILES.input), "HEAD"], {
-      cwd: scratch,
-    });
-  });
+  await bundleBase(dir, input, join(dir, SHARE_FILES.input));
 }
