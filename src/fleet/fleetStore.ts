@@ -236,6 +236,9 @@ export class FleetStore implements TaskStore {
     }
     await ctx.layout.objects.putBlob({ name: promptObject(id) }, Buffer.from(input.prompt));
     if (parent !== undefined) await ctx.layout.kv.put(KEYS.child(parent.id, id), encode(""));
+    // Queued before the spec exists, so a creator that dies between the two leaves an id the
+    // queue drops (see nextToRun), never a task that is listed but never run.
+    await ctx.js.publish(ctx.layout.names.queueSubject, id);
     await ctx.layout.kv.create(KEYS.spec(id), encode(spec));
     // A cancel of the parent that walked its children before this entry existed: this task
     // takes the parent's request itself.
@@ -243,7 +246,6 @@ export class FleetStore implements TaskStore {
       const request = (await readRun(ctx.layout.kv, parent.id))?.run.cancel;
       if (request !== undefined) await markCancel(this.#ctx, id, request);
     }
-    await ctx.js.publish(ctx.layout.names.queueSubject, id);
     return this.#summary(spec, newRunRecord());
   }
 
@@ -427,18 +429,38 @@ export class FleetStore implements TaskStore {
   /**
    * The next task to run from the work queue, or undefined when none came within `waitMs`.
    * Each id goes to one caller; a task whose taker died before attaching it stays `created` in
-   * its run record, where a reaper of the queue can find it.
+   * its run record, where a reaper of the queue can find it. The creator queues the id just
+   * before it writes the spec, so an id whose spec is not there yet is put back for a moment,
+   * and dropped once its creator has had FLEET_LIMITS.queueSpecWaits such moments: it died.
    */
   async nextToRun(waitMs: number): Promise<string | undefined> {
     const ctx = this.#ctx;
+    const giveUpAt = Date.now() + waitMs;
     const consumer = await ctx.js.consumers.get(ctx.layout.names.queueStream, QUEUE_CONSUMER);
     for (;;) {
-      const message = await consumer.next({ expires: waitMs });
+      const left = giveUpAt - Date.now();
+      if (left <= 0) return undefined;
+      const message = await consumer.next({
+        expires: Math.max(left, FLEET_TIMING.queueShortestPullMs),
+      });
       if (message === null) return undefined;
-      await message.ackAck();
       const id = message.string();
       // Anything else on the subject is not a task of this store's making; it is dropped.
-      if (isTaskId(id) && (await readSpecEntry(ctx, id)) !== undefined) return id;
+      if (!isTaskId(id)) {
+        await message.ackAck();
+        continue;
+      }
+      const spec = await readSpecEntry(ctx, id).catch((error: unknown) => {
+        // A damaged task is not run; `get` of it says why.
+        if (error instanceof StoreCorruptError) return null;
+        throw error;
+      });
+      if (spec === undefined && message.info.deliveryCount < FLEET_LIMITS.queueSpecWaits) {
+        message.nak(FLEET_TIMING.queueSpecWaitMs);
+        continue;
+      }
+      await message.ackAck();
+      if (spec !== undefined && spec !== null) return id;
     }
   }
 

@@ -3,11 +3,5 @@ export { FleetStore, type FleetOpenOptions } from "./fleetStore.js";
 export { FleetAttachment } from "./fleetAttachment.js";
 export { LeaseLostError, FleetContentionError } from "./errors.js";
 export { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
-export {
-  TASK_OBJECTS,
-  FleetObjectError,
-  putFile,
-  getFile,
-  listObjects,
-} from "./taskObjects.js";
+export { TASK_OBJECTS, FleetObjectError, putFile, getFile, listObjects } from "./taskObjects.js";
 export { submitTask, checkFleetInput } from "./submitTask.js";

@@ -30,6 +30,10 @@ export const FLEET_TIMING = {
   outageMs: 60 * SECOND,
   /** The pause between two tries of such a read. */
   outagePauseMs: 250,
+  /** The shortest pull of the queue: the client refuses a pull that expires sooner. */
+  queueShortestPullMs: 1 * SECOND,
+  /** How long a queued id whose spec is not written yet waits before it is pulled again. */
+  queueSpecWaitMs: 500,
 } as const;
 
 export const FLEET_LIMITS = {
@@ -58,4 +62,10 @@ export const FLEET_LIMITS = {
    * filesystem store's bound, so a runaway agent fills neither a disk nor the stream.
    */
   eventsBytes: STORE_LIMITS.eventsFileBytes,
+  /**
+   * How many times a queued id is pulled while its spec is missing before it is dropped: its
+   * creator writes the spec right after queueing it, so 20 waits of half a second (10 s) outlast
+   * a loaded machine, and an id still without a spec names a task whose creator died.
+   */
+  queueSpecWaits: 20,
 } as const;
