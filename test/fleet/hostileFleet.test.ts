@@ -82,6 +82,7 @@ describe("the fleet's store against hostile callers and a hostile bucket", { ski
     const { id } = await store.create({ prompt: "the one real task", parent: null });
     await raw.flush();
     const before = spy.seen.length;
+    assert.ok(before > 0, "the spy sees the requests of the store's own connection");
     for (const ref of HOSTILE_REFS) {
       const refused = oneOf(["BAD_TASK_ID", "TASK_NOT_FOUND"]);
       await assert.rejects(store.resolve(ref), refused);
