@@ -75,6 +75,7 @@ import { cancelTree, markCancel } from "./cancelTree.js";
 import { watchTask } from "./eventStream.js";
 import type { FleetAttachment } from "./fleetAttachment.js";
 import { beginAttachment, settleIfIdle, takeLease } from "./leases.js";
+import { QueuedTask } from "./queuedTask.js";
 import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
 import { FLEET_TIMING } from "./limits.js";
@@ -420,9 +421,37 @@ export class FleetStore implements TaskStore {
   }
 
   /**
+   * The next id on the work queue, left unacknowledged until the caller settles it (a worker
+   * acknowledges it once it holds the task's lease, or leaves it to a worker with the labels it
+   * lacks). Undefined when none came within `waitMs`; ids that name no task are dropped here.
+   */
+  async takeQueued(waitMs: number): Promise<QueuedTask | undefined> {
+    const ctx = this.#ctx;
+    const consumer = await ctx.js.consumers.get(ctx.layout.names.queueStream, QUEUE_CONSUMER);
+    for (;;) {
+      const message = await consumer.next({ expires: waitMs });
+      if (message === null) return undefined;
+      const id = message.string();
+      if (isTaskId(id) && (await readSpecEntry(ctx, id)) !== undefined) {
+        return new QueuedTask(id, message);
+      }
+      await message.ackAck();
+    }
+  }
+
+  /**
+   * Puts a task back on the work queue: one handed back by its worker, or freed by the reaper.
+   * A task queued twice is harmless: a worker drops an id whose task it cannot lease.
+   */
+  async requeue(id: string): Promise<void> {
+    await this.#ctx.js.publish(this.#ctx.layout.names.queueSubject, id);
+  }
+
+  /**
    * Frees every lease whose holder stopped beating: the reaper. Attach also takes an expired
    * lease on its own, so reaping is what makes such a task read `interrupted` at once and lets
-   * a waiter record the end a dead holder never wrote. Returns the ids it freed.
+   * a waiter record the end a dead holder never wrote, and puts each freed task back on the work
+   * queue for another worker. Returns the ids it freed.
    */
   async reap(): Promise<string[]> {
     const freed: string[] = [];
@@ -438,6 +467,9 @@ export class FleetStore implements TaskStore {
       });
       if (did) freed.push(id);
     }
+    // Only the reaper whose compare-and-set freed a lease queues its task again, so one expiry
+    // queues the task once however many workers reap.
+    for (const id of freed) await this.requeue(id);
     return freed;
   }
 
