@@ -107,8 +107,8 @@ describe("a worker's mirror of a running task", { skip }, () => {
     assert.equal(answered.reason, "not that");
 
     await fleet.cancel(id, { by: null });
-    await until("the cancel in the local copy", async () =>
-      run.cancelRequested() ? true : undefined,
+    await until("the cancel in the local copy", () =>
+      Promise.resolve(run.cancelRequested() ? true : undefined),
     );
     await mirror.stop();
     await leased.finish({ state: "cancelled" });
