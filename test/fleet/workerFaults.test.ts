@@ -56,6 +56,22 @@ describe("a fleet's workers under faults", { skip: NO_WORKER }, () => {
     assert.equal((await second.stop()).code, 0);
   });
 
+  test("a worker sent SIGTERM with a grace lets its task finish, then exits", async () => {
+    const worker = await fleet.startWorker(["--grace", "60s"]);
+    const id = await fleet.submit("sleep 3; echo done");
+    await agentStarted(fleet, id);
+    worker.child.kill("SIGTERM");
+    const stoppedAt = Date.now();
+    assert.equal((await worker.exited).code, 0);
+    assert.ok(
+      Date.now() - stoppedAt < 30_000,
+      "it exits once its task ended, not at the grace's end",
+    );
+    assert.match(worker.stderr, new RegExp(`finished ${id} succeeded`));
+    assert.doesNotMatch(worker.stderr, /handed back/);
+    await oneEnd(fleet, id, 1);
+  });
+
   test("a worker killed with SIGKILL mid-task leaves it to another worker's reaper", async () => {
     const first = await fleet.startWorker(SHORT_LEASES);
     const id = await fleet.submit("sleep 4; echo done");
@@ -70,9 +86,9 @@ describe("a fleet's workers under faults", { skip: NO_WORKER }, () => {
     assert.equal((await second.stop()).code, 0);
   });
 
-  test("a worker whose lease is freed under it stops the run at once and records nothing", async () => {
+  test("a worker whose lease is freed under it stops the run at once, and the task ends once", async () => {
     const worker = await fleet.startWorker(SHORT_LEASES);
-    const id = await fleet.submit("sleep 3; echo done");
+    const id = await fleet.submit("sleep 30; echo done");
     await agentStarted(fleet, id);
     // A reaper whose clock runs a minute ahead sees the lease expired and frees it.
     const ahead = await FleetStore.open({
@@ -85,10 +101,12 @@ describe("a fleet's workers under faults", { skip: NO_WORKER }, () => {
     } finally {
       await ahead.close();
     }
-    await worker.printed(new RegExp(`lost the lease of ${id}`));
-    // The reaper queued it again, and the same worker, its slot free, runs it anew.
-    assert.equal(await fleet.ended(id), "succeeded");
+    // Well before the agent's 30 s: the run was stopped, not left to end for nobody.
+    await worker.printed(new RegExp(`lost the lease of ${id}`), 15_000);
+    // The reaper queued it again, and the same worker, its slot free, takes it anew.
     await worker.printed(new RegExp(`took ${id} \\(attempt 2\\)`));
+    await fleet.fleet.cancel(id, { by: null });
+    assert.equal(await fleet.ended(id), "cancelled");
     await oneEnd(fleet, id, 2);
     assert.equal((await worker.stop()).code, 0);
   });

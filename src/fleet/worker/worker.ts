@@ -79,7 +79,16 @@ export class Worker {
       });
     }
     const all = Promise.all(this.#running.values());
-    if (this.#s.graceMs > 0) await Promise.race([all, sleep(this.#s.graceMs)]);
+    if (this.#s.graceMs > 0) {
+      // The grace's timer is cancelled once everything has ended: a pending timer would keep
+      // the process alive for the rest of the grace.
+      const graceOver = new AbortController();
+      await Promise.race([
+        all,
+        sleep(this.#s.graceMs, undefined, { signal: graceOver.signal }).catch(() => undefined),
+      ]);
+      graceOver.abort();
+    }
     this.#handBack.abort();
     await all;
     await reaping;
