@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { getFile, TASK_OBJECTS } from "../../src/fleet/index.js";
 import { Tasks, type TaskEvent } from "../../src/store/index.js";
 import { git } from "../support/share.js";
+import { runCli } from "../e2e/fixtures.js";
 import { NO_WORKER, WorkerFleet, WORKER_WAIT_MS } from "./fixtures/workerProcess.js";
 
 /** The time of the task's first event of `type` in the fleet. */
@@ -112,6 +113,37 @@ describe("a fleet's worker", { skip: NO_WORKER }, () => {
     assert.equal(await fleet.ended(id), "cancelled");
     await worker.printed(new RegExp(`finished ${id} cancelled`));
     await until("the local copy's removal", async () => (await local.list()).length === 0);
+    assert.equal((await worker.stop()).code, 0);
+  });
+
+  test("with capacity 2 runs two tasks at once, and says what it does as JSON lines", async () => {
+    const ids = [await fleet.submit("sleep 3"), await fleet.submit("sleep 3")];
+    const worker = await fleet.startWorker(["--capacity", "2", "--json"]);
+    for (const id of ids) assert.equal(await fleet.ended(id), "succeeded");
+    const [first, second] = await Promise.all(ids.map((id) => fleet.events(id)));
+    assert.ok(first !== undefined && second !== undefined);
+    assert.ok(
+      timeOf(second, "attached") < timeOf(first, "finished"),
+      "the second started while the first ran",
+    );
+    assert.equal((await worker.stop()).code, 0);
+    const news = worker.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { event: string; id?: string; end?: { state?: string } });
+    for (const id of ids) {
+      assert.ok(news.some((n) => n.event === "took" && n.id === id));
+      assert.ok(
+        news.some((n) => n.event === "ended" && n.id === id && n.end?.state === "succeeded"),
+      );
+    }
+  });
+
+  test("refuses a second worker on a data directory another worker holds", async () => {
+    const worker = await fleet.startWorker();
+    const second = await runCli(worker.dataDir, ["worker", "--store", fleet.server.url]);
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(second.stderr, /^warden: another worker uses .*\nhint: /m);
     assert.equal((await worker.stop()).code, 0);
   });
 });
