@@ -48,6 +48,12 @@ export const WORKER_LIMITS = {
    * message or cancel reaches the sandbox within this; each look is a few KV reads.
    */
   mirrorPollMs: 250,
+  /**
+   * How long a setup snapshot no task on this worker started from is kept. Snapshots outlive
+   * their task on purpose (the next task with the same setup starts from one), so they are
+   * trimmed by age after each task, and the worker's disk holds only what a day's tasks used.
+   */
+  setupSnapshotKeepMs: 24 * 60 * 60 * SECOND,
   /** After SIGTERM, how long running tasks may go on to their end before they are handed back. */
   stopGraceMs: 0,
 } as const;

@@ -1,6 +1,7 @@
 // `warden worker` runs a fleet's tasks with the host's own code: tested with a real nats-server,
 // the built CLI as separate worker processes, real git and bubblewrap, and the `command` agent.
 import { strict as assert } from "node:assert";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -58,6 +59,9 @@ describe("a fleet's worker", { skip: NO_WORKER }, () => {
     await git(fleet.repo, "fetch", "-q", bundle, `refs/heads/warden/task:refs/heads/fetched-${id}`);
     const subject = await git(fleet.repo, "log", "-1", "--format=%s", `fetched-${id}`);
     assert.equal(subject.trim(), "made by the command");
+    const local = await Tasks.open({ dataDir: join(worker.dataDir, "worker"), env: {} });
+    await until("the removal of the local copy", async () => (await local.list()).length === 0);
+    assert.deepEqual(await readdir(join(worker.dataDir, "worker", "mirrors")), []);
     assert.equal((await worker.stop()).code, 0);
   });
 
