@@ -52,9 +52,12 @@ export class Worker {
   async run(): Promise<void> {
     const reaping = this.#reap();
     const stopping = this.#stopping.signal;
+    // One promise for the stop, made once: a listener added at every full-capacity wait would
+    // pile up on the signal for the worker's whole life.
+    const stopped = aborted(stopping);
     while (!stopping.aborted) {
       if (this.#running.size >= this.#s.capacity) {
-        await Promise.race([...this.#running.values(), aborted(stopping)]);
+        await Promise.race([...this.#running.values(), stopped]);
         continue;
       }
       let queued: QueuedTask | undefined;

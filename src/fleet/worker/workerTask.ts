@@ -77,6 +77,8 @@ export async function runWorkerTask(
     run.abort();
   };
   stop.addEventListener("abort", abort);
+  // A stop that came before the listener: the run starts aborted and is handed back at once.
+  if (stop.aborted) run.abort();
   let lost: LeaseLostError | undefined;
   try {
     let mirror: string;
