@@ -150,4 +150,19 @@ describe("a fleet's worker", { skip: NO_WORKER }, () => {
     assert.match(second.stderr, /^warden: another worker uses .*\nhint: /m);
     assert.equal((await worker.stop()).code, 0);
   });
+
+  test("drops a queued id whose task has already finished", async () => {
+    const worker = await fleet.startWorker();
+    const id = await fleet.submit("true");
+    assert.equal(await fleet.ended(id), "succeeded");
+    await fleet.fleet.requeue(id);
+    await worker.printed(new RegExp(`dropped ${id} from the queue`));
+    await oneEndOf(id);
+    assert.equal((await worker.stop()).code, 0);
+  });
+
+  async function oneEndOf(id: string): Promise<void> {
+    const finished = (await fleet.events(id)).filter((e) => e.type === "finished");
+    assert.equal(finished.length, 1);
+  }
 });

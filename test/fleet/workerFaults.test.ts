@@ -111,6 +111,22 @@ describe("a fleet's workers under faults", { skip: NO_WORKER }, () => {
     assert.equal((await worker.stop()).code, 0);
   });
 
+  test("a task taken from the queue by a worker that died before leasing it is run by another", async () => {
+    // The dead worker: it takes the id and never settles it, then its connection goes.
+    const dead = await FleetStore.open({ servers: fleet.server.url, env: {} });
+    const id = await fleet.submit("true");
+    const queued = await dead.takeQueued(5_000);
+    assert.equal(queued?.id, id);
+    await dead.close();
+    assert.equal((await fleet.fleet.get(id)).state, "created");
+    const worker = await fleet.startWorker();
+    // The queue hands the id out again once the consumer's ack wait (30 s) has passed.
+    assert.equal(await fleet.ended(id, 2 * WORKER_WAIT_MS), "succeeded");
+    await worker.printed(new RegExp(`took ${id} \\(attempt 1\\)`));
+    await oneEnd(fleet, id, 1);
+    assert.equal((await worker.stop()).code, 0);
+  });
+
   describe("with a hostile base bundle", () => {
     /** Submits a task with no worker running, then replaces its base object with `bytes`. */
     async function withBase(bytes: Uint8Array): Promise<string> {
