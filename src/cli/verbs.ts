@@ -53,6 +53,7 @@ export const VERB_FILES: readonly VerbFile[] = [
   { runs: ["doctor"], load: async () => (await import("./doctor.js")).registerDoctor },
   { runs: ["config"], load: async () => (await import("./config.js")).registerConfig },
   { runs: ["serve"], load: async () => (await import("./serve.js")).registerServe },
+  { runs: ["worker"], load: async () => (await import("./worker.js")).registerWorker },
   // `completion` builds its script from every verb's options, so it needs the whole program;
   // the hidden verb the script calls for task ids needs only this file.
   {

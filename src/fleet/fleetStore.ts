@@ -77,6 +77,7 @@ import { cancelTree, markCancel } from "./cancelTree.js";
 import { watchTask } from "./eventStream.js";
 import type { FleetAttachment } from "./fleetAttachment.js";
 import { beginAttachment, settleIfIdle, takeLease } from "./leases.js";
+import { QueuedTask } from "./queuedTask.js";
 import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
@@ -427,13 +428,26 @@ export class FleetStore implements TaskStore {
   }
 
   /**
-   * The next task to run from the work queue, or undefined when none came within `waitMs`.
-   * Each id goes to one caller; a task whose taker died before attaching it stays `created` in
-   * its run record, where a reaper of the queue can find it. The creator queues the id just
-   * before it writes the spec, so an id whose spec is not there yet is put back for a moment,
-   * and dropped once its creator has had FLEET_LIMITS.queueSpecWaits such moments: it died.
+   * The next task to run from the work queue, or undefined when none came within `waitMs`,
+   * taken off the queue at once (takeQueued leaves that to its caller). Each id goes to one
+   * caller; a task whose taker died before attaching it stays `created` in its run record.
    */
   async nextToRun(waitMs: number): Promise<string | undefined> {
+    const queued = await this.takeQueued(waitMs);
+    if (queued === undefined) return undefined;
+    await queued.done();
+    return queued.id;
+  }
+
+  /**
+   * The next id on the work queue, left unacknowledged until the caller settles it (a worker
+   * acknowledges it once it holds the task's lease, or leaves it to a worker with the labels it
+   * lacks). Undefined when none came within `waitMs`. The creator queues the id just before it
+   * writes the spec, so an id whose spec is not there yet is put back for a moment, and dropped
+   * once its creator has had FLEET_LIMITS.queueSpecWaits such moments: it died. Ids that name no
+   * task of this store's making, and damaged tasks (`get` of one says why), are dropped.
+   */
+  async takeQueued(waitMs: number): Promise<QueuedTask | undefined> {
     const ctx = this.#ctx;
     const giveUpAt = Date.now() + waitMs;
     const consumer = await ctx.js.consumers.get(ctx.layout.names.queueStream, QUEUE_CONSUMER);
@@ -445,13 +459,11 @@ export class FleetStore implements TaskStore {
       });
       if (message === null) return undefined;
       const id = message.string();
-      // Anything else on the subject is not a task of this store's making; it is dropped.
       if (!isTaskId(id)) {
         await message.ackAck();
         continue;
       }
       const spec = await readSpecEntry(ctx, id).catch((error: unknown) => {
-        // A damaged task is not run; `get` of it says why.
         if (error instanceof StoreCorruptError) return null;
         throw error;
       });
@@ -459,15 +471,24 @@ export class FleetStore implements TaskStore {
         message.nak(FLEET_TIMING.queueSpecWaitMs);
         continue;
       }
+      if (spec !== undefined && spec !== null) return new QueuedTask(id, message);
       await message.ackAck();
-      if (spec !== undefined && spec !== null) return id;
     }
+  }
+
+  /**
+   * Puts a task back on the work queue: one handed back by its worker, or freed by the reaper.
+   * A task queued twice is harmless: a worker drops an id whose task it cannot lease.
+   */
+  async requeue(id: string): Promise<void> {
+    await this.#ctx.js.publish(this.#ctx.layout.names.queueSubject, id);
   }
 
   /**
    * Frees every lease whose holder stopped beating: the reaper. Attach also takes an expired
    * lease on its own, so reaping is what makes such a task read `interrupted` at once and lets
-   * a waiter record the end a dead holder never wrote. Returns the ids it freed.
+   * a waiter record the end a dead holder never wrote, and puts each freed task back on the work
+   * queue for another worker. Returns the ids it freed.
    */
   async reap(): Promise<string[]> {
     const freed: string[] = [];
@@ -483,6 +504,9 @@ export class FleetStore implements TaskStore {
       });
       if (did) freed.push(id);
     }
+    // Only the reaper whose compare-and-set freed a lease queues its task again, so one expiry
+    // queues the task once however many workers reap.
+    for (const id of freed) await this.requeue(id);
     return freed;
   }
 

@@ -69,3 +69,40 @@ export const FLEET_LIMITS = {
    */
   queueSpecWaits: 20,
 } as const;
+
+/** The bounds and timings of `warden worker` (src/fleet/worker/), each with its reason. */
+export const WORKER_LIMITS = {
+  /**
+   * The largest base bundle a worker fetches: the object is written by a client, another
+   * machine, so its size is not taken on trust. A whole repository's history: twice the 1 GiB a
+   * task's changes may be.
+   */
+  baseBundleBytes: 2 * 1024 * 1024 * 1024,
+  /** How long one pull of the work queue waits for an id before the worker looks around. */
+  pullWaitMs: 1 * SECOND,
+  /**
+   * When a task needs labels this worker lacks, how long before the queue hands its id out
+   * again: long enough that a worker without them does not spin on it, short enough that a
+   * worker with them, pulling meanwhile, takes it within a second or two.
+   */
+  unlabelledRedeliverMs: 1 * SECOND,
+  /**
+   * How often every worker runs the reaper: a third of a lease's life, so a dead worker's task
+   * is queued again within a lease and a third of its last beat.
+   */
+  reapEveryMs: 10 * SECOND,
+  /**
+   * How often a running task's mirror looks at the fleet (inbox, approvals' answers, a cancel
+   * request, the lease) and at the local task (deliveries, approval prompts). A person's
+   * message or cancel reaches the sandbox within this; each look is a few KV reads.
+   */
+  mirrorPollMs: 250,
+  /**
+   * How long a setup snapshot no task on this worker started from is kept. Snapshots outlive
+   * their task on purpose (the next task with the same setup starts from one), so they are
+   * trimmed by age after each task, and the worker's disk holds only what a day's tasks used.
+   */
+  setupSnapshotKeepMs: 24 * 60 * 60 * SECOND,
+  /** After SIGTERM, how long running tasks may go on to their end before they are handed back. */
+  stopGraceMs: 0,
+} as const;

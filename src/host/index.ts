@@ -17,8 +17,16 @@ export { resumeFromCheckpoint } from "./checkpoints/resumeFromCheckpoint.js";
 export { makeReporter } from "./reporter.js";
 export { doctorReport, apiChecks, apiKeyVariablesText } from "./doctor.js";
 export type { ApiCheck, ApiVerdict } from "../egress/index.js";
-export { readHostSettings, type SandboxChoice } from "./hostSettings.js";
-export { taskLayout } from "./taskLayout.js";
+export {
+  readHostSettings,
+  LABEL_NAME,
+  MAX_LABEL_VALUE_BYTES,
+  type SandboxChoice,
+} from "./hostSettings.js";
+export { taskLayout, HOST_FILES } from "./taskLayout.js";
+export { hostGit } from "./hostGit.js";
+export { unbundleStrictly } from "./unbundleStrictly.js";
+export { SILENT_REPORTER, type Reporter } from "./reporter.js";
 export { GUEST_MAIN } from "./guestProgram.js";
 export { writeShare } from "./writeShare.js";
 export {

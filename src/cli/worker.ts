@@ -1,0 +1,150 @@
+// `warden worker`: runs the tasks of a fleet's queue on this machine (src/fleet/worker/).
+import { Option, type Command } from "commander";
+import {
+  FleetStore,
+  FLEET_TIMING,
+  openWorkerDir,
+  parseLabels,
+  Worker,
+  WORKER_LIMITS,
+  type WorkerNews,
+} from "../fleet/index.js";
+import { cleanLine } from "../protocol/index.js";
+import { UsageError } from "./cliErrors.js";
+import { collect, openTasks } from "./context.js";
+import { parseCount, parseMs } from "./parseValues.js";
+
+interface WorkerFlags {
+  store?: string;
+  capacity: string;
+  label?: string[];
+  grace: string;
+  json?: boolean;
+  leaseTtl?: string;
+  heartbeat?: string;
+  reapEvery?: string;
+  maxBaseBytes?: string;
+}
+
+/** Pure: one line of what the worker did, for a person. */
+export function newsText(news: WorkerNews): string {
+  switch (news.event) {
+    case "took":
+      return `took ${news.id} (attempt ${news.attempt})`;
+    case "dropped":
+      return `dropped ${news.id} from the queue: ${cleanLine(news.why)}`;
+    case "reaped":
+      return `freed ${news.id}, whose worker stopped beating, and queued it again`;
+    case "warning":
+      return `warning${news.id === undefined ? "" : ` (${news.id})`}: ${cleanLine(news.text)}`;
+    case "ended": {
+      const { end } = news;
+      if (end.kind === "finished") return `finished ${news.id} ${end.state}`;
+      if (end.kind === "handed_back") return `handed back ${news.id} (${end.why})`;
+      return `lost the lease of ${news.id}; its run was stopped: ${cleanLine(end.error)}`;
+    }
+  }
+}
+
+export function registerWorker(program: Command): void {
+  program
+    .command("worker")
+    .summary("run a fleet's queued tasks on this machine")
+    .description(
+      "Pull tasks from the fleet's work queue at --store while there is a free slot (--capacity), " +
+        "run each with this machine's sandbox, network gate and checks, stream its events to the " +
+        "fleet, and upload its results before its end is recorded. A task that requires labels " +
+        "(`--require K=V`) this worker lacks (--label) is left to another worker. Every worker " +
+        "also frees the tasks of workers that stopped beating and queues them again. On SIGTERM " +
+        "or SIGINT it takes nothing more, lets the tasks it holds run on for --grace, hands back " +
+        "the rest (another worker runs them again from their base) and exits 0. Its copies of the " +
+        "tasks live under <data dir>/worker and are removed as each task ends.",
+    )
+    .option("--store <url>", "the fleet's NATS server, such as nats://127.0.0.1:4222")
+    .option("--capacity <n>", "how many tasks it runs at once", "1")
+    .option("--label <name=value>", "a label this worker has (repeatable)", collect)
+    .option(
+      "--grace <duration>",
+      "after SIGTERM, how long held tasks may run on to their end",
+      "0s",
+    )
+    .option("--json", "print what it does as JSON lines on stdout")
+    .addOption(new Option("--lease-ttl <duration>").hideHelp())
+    .addOption(new Option("--heartbeat <duration>").hideHelp())
+    .addOption(new Option("--reap-every <duration>").hideHelp())
+    .addOption(new Option("--max-base-bytes <n>").hideHelp())
+    .action(async (flags: WorkerFlags, cmd: Command) => {
+      // `--store` may also be the program's own option: whichever the command line filled.
+      const store = cmd.optsWithGlobals<{ store?: string }>().store ?? flags.store;
+      if (store === undefined) {
+        throw new UsageError("warden worker needs the fleet's --store", {
+          hint: "give --store nats://HOST:PORT",
+        });
+      }
+      const capacity = parseCount(flags.capacity, "--capacity");
+      if (capacity < 1) {
+        throw new UsageError("--capacity 0 would run nothing", {
+          hint: "give --capacity 1 or more",
+        });
+      }
+      const labels = parseLabels(flags.label ?? []);
+      const graceMs = parseMs(flags.grace, "--grace");
+      const leaseTtlMs =
+        flags.leaseTtl === undefined
+          ? FLEET_TIMING.leaseTtlMs
+          : parseMs(flags.leaseTtl, "--lease-ttl");
+      const heartbeatMs =
+        flags.heartbeat === undefined
+          ? FLEET_TIMING.heartbeatMs
+          : parseMs(flags.heartbeat, "--heartbeat");
+      const reapEveryMs =
+        flags.reapEvery === undefined
+          ? WORKER_LIMITS.reapEveryMs
+          : parseMs(flags.reapEvery, "--reap-every");
+      const maxBaseBytes =
+        flags.maxBaseBytes === undefined
+          ? WORKER_LIMITS.baseBundleBytes
+          : parseCount(flags.maxBaseBytes, "--max-base-bytes");
+      const dir = await openWorkerDir((await openTasks(cmd)).dataDir);
+      const fleet = await FleetStore.open({ servers: store, env: {}, leaseTtlMs, heartbeatMs });
+      const tell = (news: WorkerNews): void => {
+        if (flags.json === true) process.stdout.write(`${JSON.stringify(news)}\n`);
+        else process.stderr.write(`warden worker: ${newsText(news)}\n`);
+      };
+      const worker = new Worker({
+        fleet,
+        local: dir.local,
+        mirrorsDir: dir.mirrorsDir,
+        capacity,
+        labels,
+        maxBaseBytes,
+        graceMs,
+        reapEveryMs,
+        env: process.env,
+        tell,
+      });
+      const stop = (): void => {
+        worker.stop();
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+      process.stderr.write(
+        `warden worker: pulling from ${cleanLine(store)}, capacity ${capacity}` +
+          `${
+            Object.keys(labels).length === 0
+              ? ""
+              : `, labels ${Object.entries(labels)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(" ")}`
+          }\n`,
+      );
+      try {
+        await worker.run();
+      } finally {
+        process.off("SIGTERM", stop);
+        process.off("SIGINT", stop);
+        await fleet.close();
+      }
+      process.stderr.write("warden worker: stopped\n");
+    });
+}
