@@ -20,3 +20,20 @@ export const FLEET_TIMING = {
   /** How many times a compare-and-set is retried on contention before it is an error. */
   casAttempts: 64,
 } as const;
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** The bounds of a client of the fleet: what it reads from another machine is bounded. */
+export const FLEET_CLIENT_LIMITS = {
+  /** How long a client waits for the server's greeting before it says the fleet is unreachable. */
+  connectTimeoutMs: 5 * SECOND,
+  /** An nkey seed is 58 characters and a creds file two short blocks: a few KiB is generous. */
+  credentialFileBytes: 64 * KiB,
+  /** result.json as a worker kept it: the bound the host sets on the sandbox's (LIMITS). */
+  resultJsonBytes: 1 * MiB,
+  /** A changes bundle: the bound the host sets on the sandbox's (LIMITS.changesBytes). */
+  changesBundleBytes: 1024 * MiB,
+  /** The guest log the worker kept: the bound the host writes it under (HOST_LIMITS). */
+  guestLogBytes: 16 * MiB,
+} as const;
