@@ -13,4 +13,3 @@ export function userConfigPath(env: Env): string {
   const home = env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
   return join(home, ".config", "warden", "config.yaml");
 }
-
