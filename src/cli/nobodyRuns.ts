@@ -55,7 +55,14 @@ export async function whenNobodyRuns(
 ): Promise<Error | undefined> {
   // A fleet's task that nobody runs waits for a worker to take it from the queue: it is not
   // left alone, and following it waits for that worker.
-  if (!(tasks instanceof Tasks)) return new Promise(() => undefined);
+  if (!(tasks instanceof Tasks)) {
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve(undefined);
+      signal.addEventListener("abort", () => {
+        resolve(undefined);
+      });
+    });
+  }
   let unattendedSince: number | undefined;
   while (!signal.aborted) {
     const details = await tasks.get(id);
