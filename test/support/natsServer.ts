@@ -1,7 +1,7 @@
 // A real nats-server with JetStream for a test: on a free port of 127.0.0.1, with its own
 // storage directory, stopped (SIGTERM, then SIGKILL) and its directory removed when done.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,14 +67,29 @@ export class NatsServer {
     });
   }
 
-  static async start(): Promise<NatsServer> {
+  /**
+   * Starts a server; with `config`, the text of a nats-server config file (an authorization
+   * block, say) is added to one that sets the address and JetStream's directory, and `env` is
+   * the environment its `$VARIABLES` are read from.
+   */
+  static async start(
+    options: { config?: string; env?: Record<string, string> } = {},
+  ): Promise<NatsServer> {
     const storeDir = await mkdtemp(join(tmpdir(), "warden-nats-"));
     const port = await freePort();
-    const child = spawn(
-      "nats-server",
-      ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
+    let args = ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir];
+    if (options.config !== undefined) {
+      const file = join(storeDir, "server.conf");
+      await writeFile(
+        file,
+        `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(join(storeDir, "js"))} }\n${options.config}\n`,
+      );
+      args = ["-c", file];
+    }
+    const child = spawn("nats-server", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...options.env },
+    });
     const server = new NatsServer(child, port, storeDir);
     const giveUpAt = Date.now() + START_TIMEOUT_MS;
     while (!(await accepts(port))) {
@@ -85,6 +100,11 @@ export class NatsServer {
       await sleep(50);
     }
     return server;
+  }
+
+  /** What the server wrote to stderr lately (its permission violations, for one). */
+  get log(): string {
+    return this.#log;
   }
 
   async stop(): Promise<void> {
