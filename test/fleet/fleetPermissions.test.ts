@@ -2,10 +2,11 @@
 // with the very block the document shows: each user can do its part and no more, and
 // credentials are refused with warden's own error, never echoing a password.
 import { strict as assert } from "node:assert";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connect, usernamePasswordAuthenticator } from "@nats-io/transport-node";
+import { connect, nkeys, usernamePasswordAuthenticator } from "@nats-io/transport-node";
 import { FleetStore } from "../../src/fleet/index.js";
 import { cleanEnv, runCli, workspace, type Workspace } from "../e2e/fixtures.js";
 import { CLI_NOT_BUILT } from "../support/cliSuite.js";
@@ -125,5 +126,45 @@ describe("the documented permissions of a fleet's users", { skip }, () => {
     });
     assert.equal(ran.code, 1, ran.stderr);
     assert.equal((JSON.parse(ran.stdout) as { code: string }).code, "FLEET_UNREACHABLE");
+  });
+});
+
+describe("a fleet's user known by an nkey", { skip }, () => {
+  let server: NatsServer;
+  let ws: Workspace;
+  const user = nkeys.createUser();
+  before(async () => {
+    server = await NatsServer.start({
+      config: `authorization { users = [ { nkey: ${user.getPublicKey()} } ] }`,
+    });
+    ws = await workspace();
+  });
+  after(async () => {
+    await server.stop();
+    await ws.cleanup();
+  });
+
+  /** `warden ls` with a user config naming the store and the seed file holding `seed`. */
+  async function listWith(seed: Uint8Array): Promise<{ code: number | null; stdout: string }> {
+    const home = join(ws.root, "home");
+    await mkdir(join(home, "warden"), { recursive: true });
+    const seedFile = join(home, "fleet.nk");
+    await writeFile(seedFile, Buffer.concat([Buffer.from(seed), Buffer.from("\n")]), {
+      mode: 0o600,
+    });
+    await writeFile(
+      join(home, "warden", "config.yaml"),
+      `store:\n  url: ${server.url}\n  nkeySeedFile: ${seedFile}\n`,
+    );
+    return runCli(ws.dataDir, ["ls", "--json"], { env: cleanEnv({ XDG_CONFIG_HOME: home }) });
+  }
+
+  test("reaches the fleet with the seed file the user's config names, and not with another", async () => {
+    const listed = await listWith(user.getSeed());
+    assert.equal(listed.code, 0, listed.stdout);
+    assert.deepEqual(JSON.parse(listed.stdout), []);
+    const refused = await listWith(nkeys.createUser().getSeed());
+    assert.equal(refused.code, 1);
+    assert.equal((JSON.parse(refused.stdout) as { code: string }).code, "FLEET_AUTH");
   });
 });
