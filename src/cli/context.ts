@@ -67,6 +67,15 @@ export async function openTasks(command: Command): Promise<Tasks> {
   return Tasks.open({ dataDir });
 }
 
+/**
+ * Opens this machine's store whatever store the command names: for a verb that looks at this
+ * machine itself (doctor), not at tasks.
+ */
+export async function openMachineTasks(command: Command): Promise<Tasks> {
+  const { dataDir } = command.optsWithGlobals<GlobalOptions>();
+  return Tasks.open({ dataDir });
+}
+
 /** Runs `act` on the open store and closes it after, however `act` ends. */
 export async function withStore<T>(
   command: Command,
