@@ -1,7 +1,7 @@
 // What every verb shares: the store, opened where the global --store and --data-dir (or the
 // environment, or the user's config) say, and the parsing of values the user types.
 import type { Command } from "commander";
-import type { FleetStore } from "../fleet/fleetStore.js";
+import type { FleetStore } from "../fleet/index.js";
 import { Tasks, type TaskStore } from "../store/index.js";
 import { LocalOnlyVerbError } from "./cliErrors.js";
 import { storeAddress, type FleetAddress } from "./storeAddress.js";

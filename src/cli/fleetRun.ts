@@ -3,7 +3,7 @@
 // client follows its events until its end and prints that end as a run here prints it, with
 // the same exit status; with --detach it prints the id and returns. Stopping the client stops
 // only the following: the task runs on in the fleet, and `warden cancel` ends it.
-import type { FleetStore } from "../fleet/fleetStore.js";
+import type { FleetStore } from "../fleet/index.js";
 import type { CreateTaskInput } from "../host/index.js";
 import { exitForState } from "./exitCodes.js";
 import { failureTail } from "./failureTail.js";

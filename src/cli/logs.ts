@@ -6,7 +6,7 @@ import { HOST_FILES, SETUP_LOG, taskLayout } from "../host/index.js";
 import { localizeLineTime } from "../lang/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
 import { isRealDir, type TaskState, type Tasks } from "../store/index.js";
-import type { FleetStore } from "../fleet/fleetStore.js";
+import type { FleetStore } from "../fleet/index.js";
 import { followFile } from "./followFile.js";
 import { parseCount } from "./parseValues.js";
 import { withStore } from "./context.js";

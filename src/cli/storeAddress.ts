@@ -5,9 +5,12 @@
 // The user and password go to the server they were given for and no other: a URL's own are
 // taken from it (and the URL kept without them), and the config file's are used only for a
 // store on the config's own host, so `--store` naming another server never receives them.
-import type { StoreSetting } from "../config/userStore.js";
-import type { FleetCredentials } from "../fleet/fleetConnection.js";
+import { lstat, readFile } from "node:fs/promises";
+import type { StoreSetting } from "../config/index.js";
+import type { FleetCredentials } from "../fleet/index.js";
+import { userConfigPath } from "../store/index.js";
 import { BadStoreError } from "./cliErrors.js";
+import { CLI_LIMITS } from "./limits.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -106,11 +109,27 @@ export function planStoreAddress(
   return address;
 }
 
-/** The store a command uses: reads the user's config only when nothing else named a store. */
+/** A `store:` key at the start of a line of a config file. */
+const STORE_KEY = /^store\s*:/m;
+
+/**
+ * Whether the user's config file may name a store: it has a `store:` line, or it is something
+ * the full reader must refuse (not a small regular file). Only then is the file parsed, which
+ * loads the config's schema: a verb on this machine pays one small read for the question.
+ */
+async function mayNameStore(file: string): Promise<boolean> {
+  const found = await lstat(file).catch(() => undefined);
+  if (found === undefined) return false;
+  if (!found.isFile() || found.size > CLI_LIMITS.storeLookBytes) return true;
+  return STORE_KEY.test(await readFile(file, "utf8"));
+}
+
+/** The store a command uses: reads the user's config only when it may name one. */
 export async function storeAddress(flag: string | undefined, env: Env): Promise<StoreAddress> {
   if (flag === LOCAL_STORE) return { kind: "local" };
-  const { userStoreSetting } = await import("../config/userStore.js");
-  return planStoreAddress(flag, env, await userStoreSetting(env));
+  if (!(await mayNameStore(userConfigPath(env)))) return planStoreAddress(flag, env, undefined);
+  const { userStoreSetting } = await import("../config/index.js");
+  return planStoreAddress(flag, env, userStoreSetting(env));
 }
 
 /** A `store:` value as `warden config` shows it: the URL without its password, and no password. */

@@ -13,7 +13,7 @@ import { configFileSchema, type ConfigValues } from "./configKeys.js";
 import { BadConfigError } from "./errors.js";
 import { CONFIG_LIMITS } from "./limits.js";
 
-export { userConfigPath } from "./userConfigPath.js";
+export { userConfigPath } from "../store/index.js";
 
 /** A config file that exists, and what it holds. */
 export interface ConfigFile {

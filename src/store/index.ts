@@ -93,3 +93,4 @@ export {
   isRealDir,
   ensureRealDir,
 } from "./noFollow.js";
+export { userConfigPath } from "./userConfigPath.js";

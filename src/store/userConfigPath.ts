@@ -1,5 +1,6 @@
-// Where the user's config file is: a module of its own, so that a verb that only needs to know
-// whether the file names a store (userStore.ts) loads no schema to find out.
+// Where the user's config file is, as the data directory is found (dataDir.ts): here, below the
+// config's schema, so that a verb that only needs to know whether the file names a store loads
+// no schema to find out.
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 
