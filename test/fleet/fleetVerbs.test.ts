@@ -116,6 +116,7 @@ describe("the verbs against a fleet's store", { skip }, () => {
       startCli(ws.dataDir, ["--store", server.url, "watch", held.id], { env: cleanEnv() }),
     );
     const waiting = cli(["wait", held.id]);
+    const following = cli(["logs", "--follow", held.id]);
     await held.appendEvent("worker_note", { text: "halfway there" });
     const notYet = await cli(["logs", held.id]);
     assert.equal(notYet.code, 1);
@@ -131,6 +132,9 @@ describe("the verbs against a fleet's store", { skip }, () => {
     const waited = await waiting;
     assert.equal(waited.code, 0, waited.stderr);
     assert.match(waited.stdout, /succeeded/);
+    const followed = await following;
+    assert.equal(followed.code, 0, followed.stderr);
+    assert.match(followed.stdout, /runner: started/, "logs --follow prints the log at the end");
     const logs = await cli(["logs", held.id]);
     assert.equal(logs.code, 0, logs.stderr);
     assert.match(logs.stdout, /runner: started/);
@@ -144,6 +148,9 @@ describe("the verbs against a fleet's store", { skip }, () => {
     const held = await runningTask("talk to me");
     const sent = await cli(["send", held.id, "please hurry"]);
     assert.equal(sent.code, 0, sent.stderr);
+    const withFile = await cli(["send", held.id, "see this", "--file", ws.repo, "--json"]);
+    assert.equal(withFile.code, 2);
+    assert.equal((JSON.parse(withFile.stdout) as { code: string }).code, "LOCAL_ONLY_VERB");
     const taken = await held.takeMessages();
     assert.deepEqual(
       taken.map((m) => m.body),
