@@ -5,6 +5,7 @@
 // only the following: the task runs on in the fleet, and `warden cancel` ends it.
 import type { FleetStore } from "../fleet/index.js";
 import type { CreateTaskInput } from "../host/index.js";
+import { mayPrompt, promptApprovals } from "./approvalPrompt.js";
 import { exitForState } from "./exitCodes.js";
 import { failureTail } from "./failureTail.js";
 import { shownId } from "./shownIds.js";
@@ -38,8 +39,25 @@ export async function runOnFleet(
   }
   const chatty = how.quiet !== true && how.json !== true;
   if (chatty) process.stderr.write(`${id} queued in the fleet; waiting for a worker to take it\n`);
-  for await (const event of fleet.watch(id, { follow: true })) {
-    if (chatty) process.stderr.write(eventLine(event) + "\n");
+  // On a terminal the person who ran it answers the agent's permission prompts here, as in a
+  // run on this machine.
+  const prompting = new AbortController();
+  const prompt = mayPrompt(process.stdin, process.stderr, how)
+    ? promptApprovals({
+        tasks: fleet,
+        id,
+        input: process.stdin,
+        say: (text) => process.stderr.write(text + "\n"),
+        signal: prompting.signal,
+      }).catch(() => undefined)
+    : undefined;
+  try {
+    for await (const event of fleet.watch(id, { follow: true })) {
+      if (chatty) process.stderr.write(eventLine(event) + "\n");
+    }
+  } finally {
+    prompting.abort();
+    await prompt;
   }
   const details = await fleet.get(id);
   const view = detailsView(details);
