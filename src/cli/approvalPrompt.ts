@@ -4,7 +4,7 @@
 // so an answer given from another terminal works as well: the first answer wins, and the prompt
 // then says the request was answered elsewhere.
 import { cleanLine } from "../protocol/index.js";
-import { ApprovalAnsweredError, TaskFinishedError, type Tasks } from "../store/index.js";
+import { ApprovalAnsweredError, TaskFinishedError, type TaskStore } from "../store/index.js";
 
 /** What one key press at the prompt means. */
 export type PromptKey =
@@ -75,7 +75,8 @@ export interface PromptInput {
 }
 
 export interface PromptOptions {
-  tasks: Tasks;
+  /** This machine's store, or a fleet's whose task a worker runs. */
+  tasks: TaskStore;
   id: string;
   input: PromptInput;
   /** Prints one of warden's lines above the status line (the reporter's note). */

@@ -3,11 +3,12 @@
 import type { Command } from "commander";
 import { durationText, isoTime } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { ApprovalRequest, Tasks } from "../store/index.js";
+import type { ApprovalRequest, TaskStore } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
-import { openTasks } from "./context.js";
+import { withStore } from "./context.js";
 import { CLI_LIMITS } from "./limits.js";
 import { parseCount } from "./parseValues.js";
+import { shownId, shownIds } from "./shownIds.js";
 import { cut, tableWidth } from "./taskTable.js";
 import { printJson } from "./taskView.js";
 
@@ -40,7 +41,7 @@ interface WaitingRequest {
  * Every request that waits for a person, oldest first. Only unfinished tasks are read: a
  * finished task's requests were all answered when it ended.
  */
-async function waitingRequests(tasks: Tasks): Promise<WaitingRequest[]> {
+async function waitingRequests(tasks: TaskStore): Promise<WaitingRequest[]> {
   const out: WaitingRequest[] = [];
   for (const task of await tasks.list({ onDamaged: () => undefined })) {
     if (task.finishedAt !== undefined) continue;
@@ -89,7 +90,7 @@ export function waitingLines(
   ];
 }
 
-async function printWaiting(tasks: Tasks, json: boolean): Promise<void> {
+async function printWaiting(tasks: TaskStore, json: boolean): Promise<void> {
   const waiting = await waitingRequests(tasks);
   if (json) {
     printJson(waiting.map(({ id, request }) => ({ id, ...requestView(request) })));
@@ -99,7 +100,7 @@ async function printWaiting(tasks: Tasks, json: boolean): Promise<void> {
     process.stdout.write("no approval requests wait for an answer\n");
     return;
   }
-  const shown = await tasks.shortIds([...new Set(waiting.map((w) => w.id))]);
+  const shown = await shownIds(tasks, [...new Set(waiting.map((w) => w.id))]);
   process.stdout.write(
     waitingLines(waiting, shown, Date.now(), tableWidth(process.env, process.stdout)).join("\n") +
       "\n",
@@ -133,9 +134,10 @@ export function registerApprove(program: Command): void {
           });
         }
         const n = parseCount(requestText, "the request number");
-        const tasks = await openTasks(cmd);
-        const id = await tasks.resolve(ref);
-        const request = await tasks.approve(id, n, decision, { reason: flags.reason });
+        const { id, request } = await withStore(cmd, async ({ store }) => {
+          const id = await store.resolve(ref);
+          return { id, request: await store.approve(id, n, decision, { reason: flags.reason }) };
+        });
 
         if (flags.json === true) printJson({ id, ...request });
         else
@@ -162,26 +164,34 @@ export function registerApprove(program: Command): void {
         flags: { pending?: boolean; json?: boolean },
         cmd: Command,
       ) => {
-        const tasks = await openTasks(cmd);
-        if (ref === undefined) {
-          await printWaiting(tasks, flags.json === true);
-          return;
-        }
-        const id = await tasks.resolve(ref);
-        const all = await tasks.approvals(id);
-        const shown = flags.pending === true ? all.filter((r) => r.state === "pending") : all;
-        if (flags.json === true) {
-          printJson(shown.map(requestView));
-          return;
-        }
-        for (const request of shown) process.stdout.write(approvalLine(request) + "\n");
-        if (shown.some((r) => r.state === "pending")) {
-          process.stdout.write(`answer: warden approve ${await tasks.shortId(id)} N allow|deny\n`);
-        } else if (shown.length === 0) {
-          process.stdout.write(
-            `task ${id} has no ${flags.pending === true ? "pending " : ""}approval requests\n`,
-          );
-        }
+        await withStore(cmd, async ({ store }) => listApprovals(store, ref, flags));
       },
     );
+}
+
+/** Prints the prompts `warden approvals` was asked for: one task's, or every waiting one. */
+async function listApprovals(
+  tasks: TaskStore,
+  ref: string | undefined,
+  flags: { pending?: boolean; json?: boolean },
+): Promise<void> {
+  if (ref === undefined) {
+    await printWaiting(tasks, flags.json === true);
+    return;
+  }
+  const id = await tasks.resolve(ref);
+  const all = await tasks.approvals(id);
+  const shown = flags.pending === true ? all.filter((r) => r.state === "pending") : all;
+  if (flags.json === true) {
+    printJson(shown.map(requestView));
+    return;
+  }
+  for (const request of shown) process.stdout.write(approvalLine(request) + "\n");
+  if (shown.some((r) => r.state === "pending")) {
+    process.stdout.write(`answer: warden approve ${await shownId(tasks, id)} N allow|deny\n`);
+  } else if (shown.length === 0) {
+    process.stdout.write(
+      `task ${id} has no ${flags.pending === true ? "pending " : ""}approval requests\n`,
+    );
+  }
 }

@@ -1,7 +1,7 @@
 // `warden cancel`: ask a task (and its unfinished descendants) to end.
 import type { Command } from "commander";
 import type { CancelOutcome } from "../store/index.js";
-import { openTasks } from "./context.js";
+import { withStore } from "./context.js";
 import { printJson } from "./taskView.js";
 
 export function registerCancel(program: Command): void {
@@ -17,14 +17,15 @@ export function registerCancel(program: Command): void {
     .argument("<ids...>", "the tasks' ids or unique prefixes of them")
     .option("--json", "print each outcome as JSON, one object a line")
     .action(async (refs: string[], flags: { json?: boolean }, cmd: Command) => {
-      const tasks = await openTasks(cmd);
-      // Every id is resolved before any task is cancelled: a typo cancels nothing.
-      const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
-      for (const id of ids) {
-        const outcome = await tasks.cancel(id);
-        if (flags.json === true) printJson(outcome);
-        else process.stdout.write(cancelLine(outcome) + "\n");
-      }
+      await withStore(cmd, async ({ store: tasks }) => {
+        // Every id is resolved before any task is cancelled: a typo cancels nothing.
+        const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
+        for (const id of ids) {
+          const outcome = await tasks.cancel(id);
+          if (flags.json === true) printJson(outcome);
+          else process.stdout.write(cancelLine(outcome) + "\n");
+        }
+      });
     });
 }
 

@@ -24,3 +24,19 @@ export class BackgroundRunError extends WardenError {
   readonly code: string = "BACKGROUND_RUN_FAILED";
   readonly exitClass = "operational";
 }
+
+/** A store address that is neither `local` nor a nats:// or tls:// URL. */
+export class BadStoreError extends WardenError {
+  static override readonly hint =
+    "name the fleet as nats://HOST:PORT (or tls://), or `local` for this machine's tasks";
+  readonly code: string = "BAD_STORE";
+  readonly exitClass = "usage";
+}
+
+/** A verb that needs the task's directory on this machine, asked of a fleet's store. */
+export class LocalOnlyVerbError extends WardenError {
+  static override readonly hint =
+    "run it with --store local for this machine's tasks; a fleet's task is reached through its events, inbox and results";
+  readonly code: string = "LOCAL_ONLY_VERB";
+  readonly exitClass = "usage";
+}

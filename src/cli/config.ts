@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { loadConfig, type Config, type ConfigEntry } from "../config/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { ignoredKeyWarnings } from "./configFlags.js";
+import { storeSettingText } from "./storeAddress.js";
 import { printJson } from "./taskView.js";
 
 /** A value as a config file would write it: lists comma-separated, nothing set as `-`. */
@@ -14,6 +15,18 @@ function valueText(value: ConfigEntry["value"]): string {
   // A mapping (the MCP servers) by its names: its values may carry a token.
   if (typeof value === "object") return Object.keys(value).join(", ");
   return String(value);
+}
+
+/**
+ * An entry as `warden config` shows it: the store's password is never shown, in text or JSON
+ * (the URL without it, and whether one is set).
+ */
+function shownEntry(entry: ConfigEntry): ConfigEntry {
+  if (entry.key !== "store" || entry.value === undefined) return entry;
+  return {
+    ...entry,
+    value: storeSettingText(entry.value as Parameters<typeof storeSettingText>[0]),
+  };
 }
 
 function sourceText(entry: ConfigEntry): string {
@@ -26,11 +39,9 @@ export function configText(config: Config): string {
     (file) =>
       `${`${file.source} file:`.padEnd(18)}${cleanLine(file.path)}${file.found ? "" : " (none)"}`,
   );
-  const rows = config.entries.map((entry) => [
-    entry.key,
-    cleanLine(valueText(entry.value)),
-    cleanLine(sourceText(entry)),
-  ]);
+  const rows = config.entries
+    .map(shownEntry)
+    .map((entry) => [entry.key, cleanLine(valueText(entry.value)), cleanLine(sourceText(entry))]);
   const keyWidth = Math.max(3, ...rows.map((row) => row[0]?.length ?? 0)) + 2;
   const valueWidth = Math.max(5, ...rows.map((row) => row[1]?.length ?? 0)) + 2;
   lines.push("", "KEY".padEnd(keyWidth) + "VALUE".padEnd(valueWidth) + "FROM");
@@ -58,7 +69,11 @@ export function registerConfig(program: Command): void {
     .action(async (flags: { repo: string; json?: boolean }) => {
       const config = await loadConfig({ repo: flags.repo });
       if (flags.json === true) {
-        printJson({ files: config.files, entries: config.entries, ignored: config.ignored });
+        printJson({
+          files: config.files,
+          entries: config.entries.map(shownEntry),
+          ignored: config.ignored,
+        });
         return;
       }
       process.stdout.write(configText(config));

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { apiChecks, apiKeyVariablesText, doctorReport, type ApiCheck } from "../host/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { EXIT } from "./exitCodes.js";
-import { openTasks } from "./context.js";
+import { openMachineTasks } from "./context.js";
 import { printJson } from "./taskView.js";
 
 /** The lines of `--check-api`: one per API with a key, or one saying that no key is set. */
@@ -40,7 +40,7 @@ export function registerDoctor(program: Command): void {
     .action(async (flags: { json?: boolean; checkApi?: boolean }, cmd: Command) => {
       const [report, tasks, apis] = await Promise.all([
         doctorReport(),
-        openTasks(cmd),
+        openMachineTasks(cmd),
         flags.checkApi === true ? apiChecks() : undefined,
       ]);
       const apisOk =

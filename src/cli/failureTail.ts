@@ -5,7 +5,13 @@
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { API_FAILURE_EVENT_TYPE, OUTPUT_EVENT_TYPE, taskLayout } from "../host/index.js";
 import { cleanLine, cutText, RESULT_FILES } from "../protocol/index.js";
-import { isRealDir, openNoFollowSync, type TaskEvent, type Tasks } from "../store/index.js";
+import {
+  isRealDir,
+  openNoFollowSync,
+  Tasks,
+  type TaskEvent,
+  type TaskStore,
+} from "../store/index.js";
 import { CLI_LIMITS } from "./limits.js";
 import { eventLine } from "./watch.js";
 
@@ -62,7 +68,7 @@ function isStderrLine(event: TaskEvent): boolean {
 }
 
 async function lastEvents(
-  tasks: Tasks,
+  tasks: TaskStore,
   id: string,
   options: FailureTailOptions & { stderrShown: boolean },
 ): Promise<TaskEvent[]> {
@@ -88,22 +94,24 @@ async function lastEvents(
  * a part that cannot be read is left out, never an error of the verb that prints it.
  */
 export async function failureTail(
-  tasks: Tasks,
+  tasks: TaskStore,
   id: string,
   short: string,
   options: FailureTailOptions = {},
 ): Promise<string[]> {
   const out: string[] = [];
-  const layout = taskLayout(tasks.dataDir, id);
+  // A fleet's task keeps its results on the worker's machine: its events are what is read.
+  const layout = tasks instanceof Tasks ? taskLayout(tasks.dataDir, id) : undefined;
   let results = false;
   try {
-    results = isRealDir(layout.results);
+    results = layout !== undefined && isRealDir(layout.results);
   } catch {
     // A link planted in place of results/ is the store's to refuse; nothing is read through it.
   }
-  const stderr = results
-    ? tailLines(layout.result(RESULT_FILES.log), CLI_LIMITS.failureTailBytes)
-    : undefined;
+  const stderr =
+    results && layout !== undefined
+      ? tailLines(layout.result(RESULT_FILES.log), CLI_LIMITS.failureTailBytes)
+      : undefined;
   if (stderr !== undefined && stderr.lines.length > 0) {
     const lines = stderr.lines.slice(-CLI_LIMITS.failureTailLines);
     const all = `warden logs --agent-log ${short}`;

@@ -1,7 +1,8 @@
 // `warden fetch`: the task's verified changes as a branch of its repository.
 import type { Command } from "commander";
 import { fetchTask } from "../host/index.js";
-import { openTasks } from "./context.js";
+import { withStore } from "./context.js";
+import { noFleetWorkspace } from "./diff.js";
 import { printJson } from "./taskView.js";
 
 export function registerFetch(program: Command): void {
@@ -13,7 +14,8 @@ export function registerFetch(program: Command): void {
         "(warden/<id> unless --branch), once every object of it passes git's strict checks. " +
         "Nothing else of the repository is " +
         "touched: not the checkout, the index, nor any other ref. An existing branch is only " +
-        "overwritten with --force.",
+        "overwritten with --force. A fleet's task (--store) has its changes downloaded and " +
+        "verified here, against the repository, before they touch it.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--branch <name>", "the branch to create (default warden/<id>)")
@@ -36,12 +38,22 @@ export function registerFetch(program: Command): void {
         },
         cmd: Command,
       ) => {
-        const tasks = await openTasks(cmd);
-        const fetched = await fetchTask(tasks, ref, {
-          branch: flags.branch,
-          force: flags.force === true,
-          ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
-          ...(flags.repo === undefined ? {} : { repo: flags.repo }),
+        const fetched = await withStore(cmd, async (open) => {
+          if (open.kind === "local") {
+            return fetchTask(open.tasks, ref, {
+              branch: flags.branch,
+              force: flags.force === true,
+              ...(flags.workspace === undefined ? {} : { workspace: flags.workspace }),
+              ...(flags.repo === undefined ? {} : { repo: flags.repo }),
+            });
+          }
+          if (flags.workspace !== undefined) throw noFleetWorkspace();
+          const { fetchFleetTask } = await import("../fleet/index.js");
+          return fetchFleetTask(open.fleet, ref, {
+            force: flags.force === true,
+            ...(flags.branch === undefined ? {} : { branch: flags.branch }),
+            ...(flags.repo === undefined ? {} : { repo: flags.repo }),
+          });
         });
         if (flags.json === true) printJson(fetched);
         else

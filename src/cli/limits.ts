@@ -22,4 +22,9 @@ export const CLI_LIMITS = {
    * cancel, a removal or someone else's resume ends the wait within this, at one small read.
    */
   resumeLookMs: 1000,
+  /**
+   * The most bytes of the user's config file looked through for a `store:` key before the file
+   * is parsed; a config file is far smaller, and a larger one is left to the full reader.
+   */
+  storeLookBytes: 64 * 1024,
 } as const;

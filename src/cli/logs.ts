@@ -2,15 +2,16 @@
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { basename, join } from "node:path";
-import { SETUP_LOG, taskLayout } from "../host/index.js";
+import { HOST_FILES, SETUP_LOG, taskLayout } from "../host/index.js";
 import { localizeLineTime } from "../lang/index.js";
 import { cleanLine, RESULT_FILES } from "../protocol/index.js";
-import { isRealDir, type TaskState } from "../store/index.js";
+import { isRealDir, type TaskState, type Tasks } from "../store/index.js";
+import type { FleetStore } from "../fleet/index.js";
 import { followFile } from "./followFile.js";
 import { parseCount } from "./parseValues.js";
-import { openTasks } from "./context.js";
+import { withStore } from "./context.js";
 import { printJson } from "./taskView.js";
-import { NothingToShowError, UsageError } from "./cliErrors.js";
+import { LocalOnlyVerbError, NothingToShowError, UsageError } from "./cliErrors.js";
 
 /** One line printed: a transcript line holding a long tool output fits, a flood does not. */
 const MAX_LINE_BYTES = 1024 * 1024;
@@ -101,7 +102,9 @@ export function registerLogs(program: Command): void {
     .description(
       "Print the guest log of a task (the runner's progress and warden's notes), or with a flag " +
         "the agent's transcript (its stdout), its stderr, the proxy's decisions, or the output of " +
-        "a detached run. Text from the sandbox is cleaned before it is printed.",
+        "a detached run. Text from the sandbox is cleaned before it is printed. A fleet's task " +
+        "(--store) has its guest log, transcript and stderr once it has ended, from its " +
+        "worker's results; while it runs, `warden watch` shows its events.",
     )
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--transcript", "the agent's stdout (transcript.jsonl)")
@@ -126,55 +129,123 @@ export function registerLogs(program: Command): void {
       if (chosen > 1)
         throw new UsageError("more than one log was asked for", { hint: "pick one log flag" });
       const tail = flags.tail === undefined ? undefined : parseCount(flags.tail, "--tail");
-      const tasks = await openTasks(cmd);
-      const id = await tasks.resolve(ref);
-      const layout = taskLayout(tasks.dataDir, id);
-      const file =
-        flags.transcript === true
-          ? layout.result(RESULT_FILES.transcript)
-          : flags.agentLog === true
-            ? layout.result(RESULT_FILES.log)
-            : flags.proxyLog === true
-              ? layout.proxyLog
-              : flags.hostLog === true
-                ? layout.hostLog
-                : flags.setupLog === true
-                  ? join(layout.results, SETUP_LOG)
-                  : layout.guestLog;
-      const missing = (): NothingToShowError =>
-        new NothingToShowError(`task ${id} has no ${basename(file)}`, {
-          hint: "logs appear once the task has run; see its state with `warden show`",
-        });
-      // Every log is inside results/: a link in its place is refused (PLANTED_LINK), and
-      // followFile never opens a log through a link.
-      isRealDir(layout.results);
-      if (flags.follow !== true && !existsSync(file)) throw missing();
-      const lines = new TailedLines<{ text: string; cut: boolean }>(tail, ({ text, cut }) => {
-        if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
-        else process.stdout.write(text + "\n");
-      });
-      const stream = followFile(file, {
-        done: async () =>
-          flags.follow !== true || !STILL_WRITTEN.includes((await tasks.get(id)).state),
-        // Without --follow the last line may still come without its newline, after the end.
-        ...(flags.follow === true
-          ? {
-              caughtUp: () => {
-                lines.release();
-              },
-            }
-          : {}),
-      });
-      for await (const { bytes, cut } of boundedLines(stream, MAX_LINE_BYTES)) {
-        const clean = cleanLine(bytes);
-        // The proxy log's times are ISO 8601 in UTC; text output shows them as every time is.
-        const text =
-          flags.json !== true && file === layout.proxyLog
-            ? localizeLineTime(clean, Date.now())
-            : clean;
-        lines.add({ text: text + (cut ? " [cut]" : ""), cut });
-      }
-      lines.release();
-      if (flags.follow === true && !existsSync(file)) throw missing();
+      await withStore(cmd, async (open) =>
+        open.kind === "local"
+          ? localLogs(open.tasks, ref, flags, tail)
+          : fleetLogs(open.fleet, ref, flags, tail),
+      );
     });
+}
+
+/** Prints the lines of a log file, cleaned, as `logs` prints them; `proxy` localizes times. */
+async function printLines(
+  stream: AsyncIterable<Buffer>,
+  flags: LogFlags,
+  lines: TailedLines<{ text: string; cut: boolean }>,
+  proxy: boolean,
+): Promise<void> {
+  for await (const { bytes, cut } of boundedLines(stream, MAX_LINE_BYTES)) {
+    const clean = cleanLine(bytes);
+    // The proxy log's times are ISO 8601 in UTC; text output shows them as every time is.
+    const text = flags.json !== true && proxy ? localizeLineTime(clean, Date.now()) : clean;
+    lines.add({ text: text + (cut ? " [cut]" : ""), cut });
+  }
+  lines.release();
+}
+
+function lineSink(flags: LogFlags, tail: number | undefined) {
+  return new TailedLines<{ text: string; cut: boolean }>(tail, ({ text, cut }) => {
+    if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
+    else process.stdout.write(text + "\n");
+  });
+}
+
+/**
+ * A fleet task's log: the one its worker kept in the fleet's results when the task ended (a
+ * running task's is on its worker, and `watch` shows its events meanwhile). --follow waits for
+ * the end, then prints it.
+ */
+async function fleetLogs(
+  fleet: FleetStore,
+  ref: string,
+  flags: LogFlags,
+  tail: number | undefined,
+): Promise<void> {
+  if (flags.proxyLog === true || flags.hostLog === true || flags.setupLog === true) {
+    throw new LocalOnlyVerbError(
+      "--proxy-log, --host-log and --setup-log stay on the worker that ran a fleet's task",
+      { hint: "see the guest log, --transcript or --agent-log, or the events with `warden watch`" },
+    );
+  }
+  const { withResult, TASK_OBJECTS } = await import("../fleet/index.js");
+  const id = await fleet.resolve(ref);
+  if (flags.follow === true) await fleet.wait(id);
+  const details = await fleet.get(id);
+  const name =
+    flags.transcript === true
+      ? RESULT_FILES.transcript
+      : flags.agentLog === true
+        ? RESULT_FILES.log
+        : HOST_FILES.guestLog;
+  if (details.terminal === undefined) {
+    throw new NothingToShowError(
+      `task ${id} is ${details.state} in the fleet: its ${name} comes back when it ends`,
+      { hint: `follow its events with \`warden watch ${id}\`, or wait for the log with --follow` },
+    );
+  }
+  const exists = (await fleet.objects.info(TASK_OBJECTS.result(id, name))) !== null;
+  if (!exists) {
+    throw new NothingToShowError(`task ${id} has no ${name} in the fleet`, {
+      hint: "its worker kept none; see its end with `warden show`",
+    });
+  }
+  await withResult(fleet, id, name, async (path) => {
+    const stream = followFile(path, { done: () => Promise.resolve(true) });
+    await printLines(stream, flags, lineSink(flags, tail), false);
+  });
+}
+
+/** This machine's task's log, followed while the task may still write it. */
+async function localLogs(
+  tasks: Tasks,
+  ref: string,
+  flags: LogFlags,
+  tail: number | undefined,
+): Promise<void> {
+  const id = await tasks.resolve(ref);
+  const layout = taskLayout(tasks.dataDir, id);
+  const file =
+    flags.transcript === true
+      ? layout.result(RESULT_FILES.transcript)
+      : flags.agentLog === true
+        ? layout.result(RESULT_FILES.log)
+        : flags.proxyLog === true
+          ? layout.proxyLog
+          : flags.hostLog === true
+            ? layout.hostLog
+            : flags.setupLog === true
+              ? join(layout.results, SETUP_LOG)
+              : layout.guestLog;
+  const missing = (): NothingToShowError =>
+    new NothingToShowError(`task ${id} has no ${basename(file)}`, {
+      hint: "logs appear once the task has run; see its state with `warden show`",
+    });
+  // Every log is inside results/: a link in its place is refused (PLANTED_LINK), and
+  // followFile never opens a log through a link.
+  isRealDir(layout.results);
+  if (flags.follow !== true && !existsSync(file)) throw missing();
+  const lines = lineSink(flags, tail);
+  const stream = followFile(file, {
+    done: async () => flags.follow !== true || !STILL_WRITTEN.includes((await tasks.get(id)).state),
+    // Without --follow the last line may still come without its newline, after the end.
+    ...(flags.follow === true
+      ? {
+          caughtUp: () => {
+            lines.release();
+          },
+        }
+      : {}),
+  });
+  await printLines(stream, flags, lines, file === layout.proxyLog);
+  if (flags.follow === true && !existsSync(file)) throw missing();
 }

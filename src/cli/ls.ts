@@ -4,11 +4,12 @@ import { realpath } from "node:fs/promises";
 import type { Command } from "commander";
 import { cleanLine } from "../protocol/index.js";
 import { listFacts, taskSpend } from "../host/index.js";
-import { TASK_STATES, isExpired, type TaskSummary, type Tasks } from "../store/index.js";
+import { TASK_STATES, isExpired, Tasks, type TaskStore, type TaskSummary } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { colourWanted } from "./colour.js";
-import { collect, openTasks } from "./context.js";
+import { collect, withStore } from "./context.js";
 import { parsePositive } from "./parseValues.js";
+import { shownIds } from "./shownIds.js";
 import { elapsedMs, tableLines, tableWidth, totalsLine } from "./taskTable.js";
 import { printJson, taskView } from "./taskView.js";
 
@@ -65,7 +66,7 @@ async function onlyRepo(list: TaskSummary[], path: string): Promise<TaskSummary[
  * Only running tasks are read: a prompt waits only while its run does.
  */
 async function pendingApprovals(
-  tasks: Tasks,
+  tasks: TaskStore,
   list: readonly TaskSummary[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
@@ -82,10 +83,12 @@ async function pendingApprovals(
  * finished task's cost is in its terminal record already.
  */
 async function runningSpend(
-  tasks: Tasks,
+  tasks: TaskStore,
   list: readonly TaskSummary[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
+  // A fleet's running task is metered on its worker, which keeps the sum for its end.
+  if (!(tasks instanceof Tasks)) return out;
   for (const task of list) {
     if (task.state !== "running") continue;
     const spend = await taskSpend(tasks.dataDir, task.id);
@@ -119,49 +122,60 @@ export function registerLs(program: Command): void {
           hint: "use -q for ids, one per line, or --json for everything",
         });
       }
-      const tasks = await openTasks(cmd);
-      // A damaged task is named on stderr and left out; the rest are listed as always.
-      const onDamaged = (id: string, error: Error): void => {
-        process.stderr.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
-      };
-      const now = Date.now();
-      let list = (await tasks.list({ onDamaged })).reverse();
-      if (states !== undefined) {
-        list = list.filter(
-          (t) => states.includes(t.state) || (states.includes("expired") && isExpired(t, now)),
-        );
-      }
-      if (flags.repo !== undefined) list = await onlyRepo(list, flags.repo);
-      const shownTasks = limit === undefined ? list : list.slice(0, limit);
-      const spent = await runningSpend(tasks, shownTasks);
-      if (flags.json === true) {
-        const pending = await pendingApprovals(tasks, shownTasks);
-        printJson(
-          shownTasks.map((task) => ({
-            ...taskView(task),
-            ...listFacts(task),
-            ...(spent.has(task.id) ? { costUSD: spent.get(task.id) } : {}),
-            elapsedMs: elapsedMs(task, now),
-            approvalsPending: pending.get(task.id) ?? 0,
-          })),
-        );
-        return;
-      }
-      if (flags.quiet === true) {
-        for (const task of shownTasks) process.stdout.write(task.id + "\n");
-        return;
-      }
-      if (shownTasks.length === 0) {
-        process.stdout.write("no tasks\n");
-        return;
-      }
-      // Each task by its shortest unique prefix: ids made within a second share 8 characters.
-      const shown = await tasks.shortIds(shownTasks.map((t) => t.id));
-      const width = tableWidth(process.env, process.stdout);
-      const waiting = new Set((await pendingApprovals(tasks, shownTasks)).keys());
-      const colour = colourWanted(process.stdout, process.env);
-      const lines = tableLines(shownTasks, shown, now, width, { waiting, colour, spent });
-      lines.push(totalsLine(shownTasks, list.length, waiting.size, spent));
-      process.stdout.write(lines.join("\n") + "\n");
+      await withStore(cmd, async ({ store }) => listTasks(store, flags, states, limit));
     });
+}
+
+async function listTasks(
+  tasks: TaskStore,
+  flags: LsFlags,
+  states: LsState[] | undefined,
+  limit: number | undefined,
+): Promise<void> {
+  // A damaged task is named on stderr and left out; the rest are listed as always.
+  const onDamaged = (id: string, error: Error): void => {
+    process.stderr.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
+  };
+  const now = Date.now();
+  let list = (await tasks.list({ onDamaged })).reverse();
+  if (states !== undefined) {
+    list = list.filter(
+      (t) => states.includes(t.state) || (states.includes("expired") && isExpired(t, now)),
+    );
+  }
+  if (flags.repo !== undefined) list = await onlyRepo(list, flags.repo);
+  const shownTasks = limit === undefined ? list : list.slice(0, limit);
+  const spent = await runningSpend(tasks, shownTasks);
+  if (flags.json === true) {
+    const pending = await pendingApprovals(tasks, shownTasks);
+    printJson(
+      shownTasks.map((task) => ({
+        ...taskView(task),
+        ...listFacts(task),
+        ...(spent.has(task.id) ? { costUSD: spent.get(task.id) } : {}),
+        elapsedMs: elapsedMs(task, now),
+        approvalsPending: pending.get(task.id) ?? 0,
+      })),
+    );
+    return;
+  }
+  if (flags.quiet === true) {
+    for (const task of shownTasks) process.stdout.write(task.id + "\n");
+    return;
+  }
+  if (shownTasks.length === 0) {
+    process.stdout.write("no tasks\n");
+    return;
+  }
+  // Each task by its shortest unique prefix: ids made within a second share 8 characters.
+  const shown = await shownIds(
+    tasks,
+    shownTasks.map((t) => t.id),
+  );
+  const width = tableWidth(process.env, process.stdout);
+  const waiting = new Set((await pendingApprovals(tasks, shownTasks)).keys());
+  const colour = colourWanted(process.stdout, process.env);
+  const lines = tableLines(shownTasks, shown, now, width, { waiting, colour, spent });
+  lines.push(totalsLine(shownTasks, list.length, waiting.size, spent));
+  process.stdout.write(lines.join("\n") + "\n");
 }

@@ -57,6 +57,10 @@ function buildProgram(verbs: readonly RegisterVerbs[]): Command {
       "--data-dir <dir>",
       "where tasks are kept (default $WARDEN_DATA_DIR, else $XDG_DATA_HOME/warden, else ~/.local/share/warden)",
     )
+    .option(
+      "--store <url>",
+      "a fleet's store, nats://HOST:PORT, or `local` for this machine's (default $WARDEN_STORE, else store: in your config, else local)",
+    )
     .exitOverride()
     .addHelpText(
       "after",

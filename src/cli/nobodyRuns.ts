@@ -1,7 +1,7 @@
 // A task nobody runs (created and never started, or interrupted when its runner died) never
 // ends by itself, so `wait` and `watch` stop following it and say how to start it, never hang.
 import { setTimeout as sleep } from "node:timers/promises";
-import { isExpired, type Tasks, type TaskState } from "../store/index.js";
+import { isExpired, Tasks, type TaskStore, type TaskState } from "../store/index.js";
 import { TaskNotRunningError } from "./cliErrors.js";
 
 /**
@@ -49,10 +49,20 @@ export function nobodyRunsError(id: string, state: Unattended, expired: boolean)
  * undefined when the signal aborts first (the task ended, or the caller stopped following it).
  */
 export async function whenNobodyRuns(
-  tasks: Tasks,
+  tasks: TaskStore,
   id: string,
   signal: AbortSignal,
 ): Promise<Error | undefined> {
+  // A fleet's task that nobody runs waits for a worker to take it from the queue: it is not
+  // left alone, and following it waits for that worker.
+  if (!(tasks instanceof Tasks)) {
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve(undefined);
+      signal.addEventListener("abort", () => {
+        resolve(undefined);
+      });
+    });
+  }
   let unattendedSince: number | undefined;
   while (!signal.aborted) {
     const details = await tasks.get(id);

@@ -1,8 +1,11 @@
 // `warden run`: create a task and run it, in the foreground or (--detach) in the background.
 import type { Command } from "commander";
-import { createTask, SandboxCheckMemo } from "../host/index.js";
+import { createTask, SandboxCheckMemo, type CreateTaskInput } from "../host/index.js";
 import type { Tasks } from "../store/index.js";
-import { openTasks } from "./context.js";
+import { UsageError } from "./cliErrors.js";
+import { collect, openStore } from "./context.js";
+import { runOnFleet } from "./fleetRun.js";
+import { parseRequire } from "./requireLabels.js";
 import { warnUncommitted } from "./uncommittedWarning.js";
 import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
@@ -10,7 +13,9 @@ import { runForeground } from "./foreground.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
 
-interface RunFlags extends TaskFlags, RunHow {}
+interface RunFlags extends TaskFlags, RunHow {
+  require?: string[];
+}
 
 export function registerRun(program: Command): void {
   const command = program
@@ -27,6 +32,11 @@ export function registerRun(program: Command): void {
       "run in the background, in turn with other background runs (maxRunning); print the id",
     )
     .option("-q, --quiet", "show no progress")
+    .option(
+      "--require <label>",
+      "with a fleet's store: a label NAME=VALUE the worker that runs it must have (repeatable)",
+      collect,
+    )
     .addHelpText(
       "after",
       "\nExamples:\n" +
@@ -42,18 +52,37 @@ export function registerRun(program: Command): void {
         "2 usage error, 3 a bound ended it (deadline, budget, turns, time limit).\n",
     )
     .action(async (argv: string[], flags: RunFlags, cmd: Command) => {
-      const tasks = await openTasks(cmd);
-      const input = await taskInput(flags, argv);
-      // What running it needs of this host is checked before the task is written; the attach
-      // that follows at once takes the sandbox's check from the memo instead of a second trial.
-      const sandboxOptions = { checks: new SandboxCheckMemo() };
-      const { summary, start } = await createTask(tasks, input, {
-        env: process.env,
-        sandboxOptions,
-      });
-      await warnUncommitted(start.repo, start.base, input.command);
-      await runCreated(tasks, summary.id, { ...flags, sandboxOptions });
+      const open = await openStore(cmd);
+      try {
+        const input = await taskInput(flags, argv);
+        if (open.kind === "fleet") {
+          if (flags.require !== undefined) input.require = parseRequire(flags.require);
+          await runOnFleet(open.fleet, input, flags);
+          return;
+        }
+        if (flags.require !== undefined) {
+          throw new UsageError("--require names a fleet worker's labels", {
+            hint: "run it with --store nats://HOST:PORT, or without --require",
+          });
+        }
+        await runHere(open.tasks, input, flags);
+      } finally {
+        await open.close();
+      }
     });
+}
+
+/** Creates the task in this machine's store and runs it here. */
+async function runHere(tasks: Tasks, input: CreateTaskInput, flags: RunFlags): Promise<void> {
+  // What running it needs of this host is checked before the task is written; the attach
+  // that follows at once takes the sandbox's check from the memo instead of a second trial.
+  const sandboxOptions = { checks: new SandboxCheckMemo() };
+  const { summary, start } = await createTask(tasks, input, {
+    env: process.env,
+    sandboxOptions,
+  });
+  await warnUncommitted(start.repo, start.base, input.command);
+  await runCreated(tasks, summary.id, { ...flags, sandboxOptions });
 }
 
 /** What `run` and `rerun` share: the flags that say how a task they made is run. */

@@ -12,8 +12,8 @@ import {
   type MessageFileInput,
   type Tasks,
 } from "../store/index.js";
-import { UsageError } from "./cliErrors.js";
-import { openTasks } from "./context.js";
+import { LocalOnlyVerbError, UsageError } from "./cliErrors.js";
+import { withStore, type OpenStore } from "./context.js";
 import { EXIT } from "./exitCodes.js";
 import { parseMs } from "./parseValues.js";
 import {
@@ -158,32 +158,49 @@ export function registerSend(program: Command): void {
         throw new UsageError("no message was given", {
           hint: "give it as arguments, with --message-file, or on stdin",
         });
-      const tasks = await openTasks(cmd);
-      const id = await tasks.resolve(ref);
-      // Refused before the inbox is touched: a message no agent reads is never accepted. A
-      // finished task is left to the store, whose refusal (it has finished) says more.
-      const details = await tasks.get(id);
-      if (details.terminal === undefined) checkTakesMessages(id, details.spec.settings);
-      const files = await readSentFiles(flags.file ?? []);
-      const message = await tasks.send(id, body, { files });
-      if (flags.await === true) {
-        if (flags.json !== true)
-          process.stderr.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
-        process.exitCode = await awaitReply(tasks, id, message.n, flags);
-        return;
-      }
-      const sent = message.files ?? [];
-      if (flags.json === true) {
-        printJson({
-          id,
-          n: message.n,
-          state: message.state,
-          files: sent.map((file) => ({ name: file.name, bytes: file.bytes })),
-        });
-      } else {
-        const withFiles =
-          sent.length === 0 ? "" : ` with ${sent.length === 1 ? "1 file" : `${sent.length} files`}`;
-        process.stdout.write(`sent message ${message.n} to ${id}${withFiles}\n`);
-      }
+      await withStore(cmd, async (open) => sendMessage(open, ref, body, flags));
     });
+}
+
+/** Sends the message (and waits for its reply, with --await) once its text is read. */
+async function sendMessage(
+  open: OpenStore,
+  ref: string,
+  body: string | Buffer,
+  flags: SendFlags,
+): Promise<void> {
+  if (open.kind === "fleet" && (flags.file !== undefined || flags.await === true)) {
+    throw new LocalOnlyVerbError(
+      "--file and --await work on this machine's tasks only: a fleet's task keeps its files on its worker",
+      { hint: "send the text alone, and follow the task with `warden watch`" },
+    );
+  }
+  const tasks = open.store;
+  const id = await tasks.resolve(ref);
+  // Refused before the inbox is touched: a message no agent reads is never accepted. A
+  // finished task is left to the store, whose refusal (it has finished) says more.
+  const details = await tasks.get(id);
+  if (details.terminal === undefined) checkTakesMessages(id, details.spec.settings);
+  const files = await readSentFiles(flags.file ?? []);
+  const message =
+    open.kind === "local" ? await open.tasks.send(id, body, { files }) : await tasks.send(id, body);
+  if (flags.await === true && open.kind === "local") {
+    if (flags.json !== true)
+      process.stderr.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
+    process.exitCode = await awaitReply(open.tasks, id, message.n, flags);
+    return;
+  }
+  const sent = message.files ?? [];
+  if (flags.json === true) {
+    printJson({
+      id,
+      n: message.n,
+      state: message.state,
+      files: sent.map((file) => ({ name: file.name, bytes: file.bytes })),
+    });
+  } else {
+    const withFiles =
+      sent.length === 0 ? "" : ` with ${sent.length === 1 ? "1 file" : `${sent.length} files`}`;
+    process.stdout.write(`sent message ${message.n} to ${id}${withFiles}\n`);
+  }
 }

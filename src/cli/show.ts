@@ -4,20 +4,27 @@ import type { Command } from "commander";
 import { dollars, spendText, taskSpend, type SpendTotals } from "../host/index.js";
 import { durationText, timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { ApprovalRequest, TaskDetails, TaskEvent, Tasks } from "../store/index.js";
+import {
+  Tasks,
+  type ApprovalRequest,
+  type TaskDetails,
+  type TaskEvent,
+  type TaskStore,
+} from "../store/index.js";
 import { agentActivity, SHOWN_TYPES, type AgentActivity } from "./agentActivity.js";
 import { checkpointRows, checkpointView } from "./checkpointView.js";
 import { colourWanted, paintState } from "./colour.js";
-import { openTasks } from "./context.js";
+import { withStore } from "./context.js";
 import { failureTail } from "./failureTail.js";
 import { mcpServersView } from "./mcpView.js";
 import { settingsLines } from "./settingsText.js";
+import { shownId } from "./shownIds.js";
 import { setupText, setupView } from "./setupView.js";
 import { detailsView, nextSteps, printJson, stateWords, type TaskView } from "./taskView.js";
 import { eventLine } from "./watch.js";
 import { workspaceLines, workspacesView } from "./workspacesView.js";
 
-async function readEvents(tasks: Tasks, id: string): Promise<TaskEvent[]> {
+async function readEvents(tasks: TaskStore, id: string): Promise<TaskEvent[]> {
   const events: TaskEvent[] = [];
   for await (const event of tasks.watch(id, { follow: false })) events.push(event);
   return events;
@@ -45,8 +52,9 @@ function agentLine(details: TaskDetails, activity: AgentActivity | undefined): s
 }
 
 /** What the relay metered for the task: its record, else what its terminal record kept. */
-async function spendOf(tasks: Tasks, details: TaskDetails): Promise<SpendTotals | undefined> {
-  const recorded = await taskSpend(tasks.dataDir, details.id);
+async function spendOf(tasks: TaskStore, details: TaskDetails): Promise<SpendTotals | undefined> {
+  // A fleet's task is metered on its worker; its terminal record keeps the sum.
+  const recorded = tasks instanceof Tasks ? await taskSpend(tasks.dataDir, details.id) : undefined;
   if (recorded !== undefined) return recorded;
   const kept = details.terminal?.details?.spend;
   return typeof kept === "object" && kept !== null ? (kept as SpendTotals) : undefined;
@@ -106,113 +114,113 @@ export function registerShow(program: Command): void {
     .description("Show a task: its state, repository, start commit, settings and how it ended.")
     .argument("<id>", "the task's id or a unique prefix of it")
     .option("--json", "print one JSON object")
-    .action(async (ref: string, flags: { json?: boolean }, cmd: Command) => {
-      const tasks = await openTasks(cmd);
-      const details = await tasks.get(ref);
-      const view = detailsView(details);
-      const short = await tasks.shortId(details.id);
-      const settings = settingsView(details);
-      const events = await readEvents(tasks, details.id);
-      const activity = agentActivity(events);
-      const setup = setupView(details.spec.settings, events);
-      const spend = await spendOf(tasks, details);
-      const workspaces = workspacesView(details);
-      const checkpoints = checkpointView(events);
-      if (flags.json === true) {
-        const { recent: _recent, ...counts } = activity ?? { recent: [] };
-        printJson({
-          ...view,
-          parent: details.parent,
-          children: details.children,
-          hop: details.hop,
-          labels: details.labels,
-          messages: details.messages,
-          approvals: details.approvals,
-          activity: activity === undefined ? undefined : counts,
-          spend,
-          settings,
-          holder: details.holder,
-          details: details.terminal?.details,
-          setup,
-          ...(workspaces.length === 0 ? {} : { workspaces }),
-          ...(checkpoints === undefined ? {} : { checkpoints }),
-        });
-        return;
-      }
-      const now = Date.now();
-      // A finished task's prompts wait for nobody, whatever its file still says.
-      const pending =
-        details.approvals.pending === 0 || details.terminal !== undefined
-          ? []
-          : (await tasks.approvals(details.id)).filter((r) => r.state === "pending");
-      const waits = view.state === "running" && pending.length > 0;
-      const rows: [string, string | undefined][] = [
-        ["id", view.id],
-        ["state", waits ? `${stateWords(view)} (waiting for approval)` : stateWords(view)],
-        ["title", view.title],
-        ["repo", view.repo],
-        ["base", view.base],
-        ["head", view.head ?? undefined],
-        ["created", timeText(details.createdAt, now)],
-        ["deadline", timeText(details.deadline, now)],
-        ["finished", finishedText(details, now)],
-        ["attempts", view.attempts === undefined ? undefined : String(view.attempts)],
-        ...checkpointRows(checkpoints, now),
-        ["summary", view.summary],
-        ["error", view.error],
-        [
-          "running in",
-          details.holder === undefined
-            ? undefined
-            : `pid ${details.holder.pid} on ${details.holder.host}`,
-        ],
-        ["parent", details.parent ?? undefined],
-        ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
-        ["cancel", view.cancelRequested ? "requested" : undefined],
-        ["suspended", suspendedText(view, short, now)],
-        ["setup", setup === undefined ? undefined : setupText(setup)],
-        ["agent", agentLine(details, activity)],
-        // The relay's measure: what the host counts against the task's budget.
-        ["cost", spend === undefined ? undefined : spendText({ ...spend })],
-        [
-          "messages",
-          details.messages.pending + details.messages.in_flight + details.messages.delivered === 0
-            ? undefined
-            : `${details.messages.delivered} answered, ${details.messages.in_flight} with the agent, ${details.messages.pending} waiting`,
-        ],
-        [
-          "approvals",
-          details.approvals.pending + details.approvals.answered === 0
-            ? undefined
-            : `${details.approvals.pending} waiting, ${details.approvals.answered} answered` +
-              (details.approvals.pending > 0 ? ` (see \`warden approvals ${short}\`)` : ""),
-        ],
-      ];
-      const colour = colourWanted(process.stdout, process.env);
-      for (const [name, value] of rows) {
-        if (value === undefined) continue;
-        // The state is painted after it is cleaned: its escapes are warden's own.
-        const text =
-          name === "state"
-            ? paintState(cleanLine(value), view.state, colour, waits)
-            : cleanLine(value);
-        process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
-      }
-      for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
-      for (const line of workspaceLines(workspaces)) process.stdout.write(line + "\n");
-      const settingLines = settings === undefined ? [] : settingsLines(settings);
-      if (settingLines.length > 0)
-        process.stdout.write(["settings:", ...settingLines, ""].join("\n"));
-      if (activity !== undefined && activity.recent.length > 0) {
-        process.stdout.write("recent:\n");
-        for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
-      }
-      if (view.state === "failed") {
-        const tail = await failureTail(tasks, details.id, short, { skipTypes: SHOWN_TYPES });
-        for (const line of tail) process.stdout.write(line + "\n");
-      }
-      for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
+    .action(async (ref: string, flags: { json?: boolean }, cmd: Command) =>
+      withStore(cmd, async ({ store }) => showTask(store, ref, flags)),
+    );
+}
+
+async function showTask(tasks: TaskStore, ref: string, flags: { json?: boolean }): Promise<void> {
+  const details = await tasks.get(ref);
+  const view = detailsView(details);
+  const short = await shownId(tasks, details.id);
+  const settings = settingsView(details);
+  const events = await readEvents(tasks, details.id);
+  const activity = agentActivity(events);
+  const setup = setupView(details.spec.settings, events);
+  const spend = await spendOf(tasks, details);
+  const workspaces = workspacesView(details);
+  const checkpoints = checkpointView(events);
+  if (flags.json === true) {
+    const { recent: _recent, ...counts } = activity ?? { recent: [] };
+    printJson({
+      ...view,
+      parent: details.parent,
+      children: details.children,
+      hop: details.hop,
+      labels: details.labels,
+      messages: details.messages,
+      approvals: details.approvals,
+      activity: activity === undefined ? undefined : counts,
+      spend,
+      settings,
+      holder: details.holder,
+      details: details.terminal?.details,
+      setup,
+      ...(workspaces.length === 0 ? {} : { workspaces }),
+      ...(checkpoints === undefined ? {} : { checkpoints }),
     });
+    return;
+  }
+  const now = Date.now();
+  // A finished task's prompts wait for nobody, whatever its file still says.
+  const pending =
+    details.approvals.pending === 0 || details.terminal !== undefined
+      ? []
+      : (await tasks.approvals(details.id)).filter((r) => r.state === "pending");
+  const waits = view.state === "running" && pending.length > 0;
+  const rows: [string, string | undefined][] = [
+    ["id", view.id],
+    ["state", waits ? `${stateWords(view)} (waiting for approval)` : stateWords(view)],
+    ["title", view.title],
+    ["repo", view.repo],
+    ["base", view.base],
+    ["head", view.head ?? undefined],
+    ["created", timeText(details.createdAt, now)],
+    ["deadline", timeText(details.deadline, now)],
+    ["finished", finishedText(details, now)],
+    ["attempts", view.attempts === undefined ? undefined : String(view.attempts)],
+    ...checkpointRows(checkpoints, now),
+    ["summary", view.summary],
+    ["error", view.error],
+    [
+      "running in",
+      details.holder === undefined
+        ? undefined
+        : `pid ${details.holder.pid} on ${details.holder.host}`,
+    ],
+    ["parent", details.parent ?? undefined],
+    ["children", details.children.length === 0 ? undefined : details.children.join(", ")],
+    ["cancel", view.cancelRequested ? "requested" : undefined],
+    ["suspended", suspendedText(view, short, now)],
+    ["setup", setup === undefined ? undefined : setupText(setup)],
+    ["agent", agentLine(details, activity)],
+    // The relay's measure: what the host counts against the task's budget.
+    ["cost", spend === undefined ? undefined : spendText({ ...spend })],
+    [
+      "messages",
+      details.messages.pending + details.messages.in_flight + details.messages.delivered === 0
+        ? undefined
+        : `${details.messages.delivered} answered, ${details.messages.in_flight} with the agent, ${details.messages.pending} waiting`,
+    ],
+    [
+      "approvals",
+      details.approvals.pending + details.approvals.answered === 0
+        ? undefined
+        : `${details.approvals.pending} waiting, ${details.approvals.answered} answered` +
+          (details.approvals.pending > 0 ? ` (see \`warden approvals ${short}\`)` : ""),
+    ],
+  ];
+  const colour = colourWanted(process.stdout, process.env);
+  for (const [name, value] of rows) {
+    if (value === undefined) continue;
+    // The state is painted after it is cleaned: its escapes are warden's own.
+    const text =
+      name === "state" ? paintState(cleanLine(value), view.state, colour, waits) : cleanLine(value);
+    process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
+  }
+  for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
+  for (const line of workspaceLines(workspaces)) process.stdout.write(line + "\n");
+  const settingLines = settings === undefined ? [] : settingsLines(settings);
+  if (settingLines.length > 0) process.stdout.write(["settings:", ...settingLines, ""].join("\n"));
+  if (activity !== undefined && activity.recent.length > 0) {
+    process.stdout.write("recent:\n");
+    for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
+  }
+  if (view.state === "failed") {
+    const tail = await failureTail(tasks, details.id, short, { skipTypes: SHOWN_TYPES });
+    for (const line of tail) process.stdout.write(line + "\n");
+  }
+  for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
 }
 
 /** Why a suspended task is suspended and when it goes on, with the verb that resumes it now. */

@@ -63,7 +63,7 @@ export const VERB_FILES: readonly VerbFile[] = [
 ];
 
 /** The program's own options that take a value, which may come before the verb. */
-const GLOBAL_VALUE_OPTIONS = ["--data-dir"];
+const GLOBAL_VALUE_OPTIONS = ["--data-dir", "--store"];
 
 /** The program's own options that print its version and end it: they need no verb. */
 const VERSION_OPTIONS = ["-V", "--version"];

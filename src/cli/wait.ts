@@ -1,8 +1,8 @@
 // `warden wait`: block until tasks finish, or a timeout.
 import type { Command } from "commander";
 import { durationText } from "../lang/index.js";
-import type { Tasks, WaitOutcome } from "../store/index.js";
-import { openTasks } from "./context.js";
+import type { TaskStore, WaitOutcome } from "../store/index.js";
+import { withStore } from "./context.js";
 import { EXIT, exitForError, exitForState, type ExitCode } from "./exitCodes.js";
 import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseMs } from "./parseValues.js";
@@ -16,7 +16,7 @@ interface WaitFlags {
 
 /** How one task's wait ended: its end, the timeout, or the error that says nobody runs it. */
 async function waitFor(
-  tasks: Tasks,
+  tasks: TaskStore,
   id: string,
   timeoutMs: number | undefined,
 ): Promise<WaitOutcome | Error> {
@@ -34,7 +34,7 @@ async function waitFor(
 
 /** Prints how the wait on task `id` ended and returns the exit code it asks for. */
 async function report(
-  tasks: Tasks,
+  tasks: TaskStore,
   id: string,
   outcome: WaitOutcome | Error,
   flags: WaitFlags,
@@ -75,15 +75,16 @@ export function registerWait(program: Command): void {
     .action(async (refs: string[], flags: WaitFlags, cmd: Command) => {
       const timeoutMs =
         flags.timeout === undefined ? undefined : parseMs(flags.timeout, "--timeout");
-      const tasks = await openTasks(cmd);
-      // Every id is resolved before any wait begins: a typo is refused at once.
-      const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
-      // Each task is reported as soon as its wait ends; the codes are kept in ids' order.
-      const codes = await Promise.all(
-        ids.map(async (id) =>
-          report(tasks, id, await waitFor(tasks, id, timeoutMs), flags, timeoutMs),
-        ),
-      );
-      process.exitCode = Math.max(...codes);
+      await withStore(cmd, async ({ store: tasks }) => {
+        // Every id is resolved before any wait begins: a typo is refused at once.
+        const ids = [...new Set(await Promise.all(refs.map((ref) => tasks.resolve(ref))))];
+        // Each task is reported as soon as its wait ends; the codes are kept in ids' order.
+        const codes = await Promise.all(
+          ids.map(async (id) =>
+            report(tasks, id, await waitFor(tasks, id, timeoutMs), flags, timeoutMs),
+          ),
+        );
+        process.exitCode = Math.max(...codes);
+      });
     });
 }

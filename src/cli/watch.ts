@@ -3,8 +3,8 @@ import type { Command } from "commander";
 import { eventText, OUTPUT_EVENT_TYPE } from "../host/index.js";
 import { timeText } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
-import type { TaskEvent, Tasks } from "../store/index.js";
-import { openTasks } from "./context.js";
+import type { TaskEvent, TaskStore } from "../store/index.js";
+import { withStore } from "./context.js";
 import { exitForState } from "./exitCodes.js";
 import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseCount } from "./parseValues.js";
@@ -37,7 +37,12 @@ export function eventLine(event: TaskEvent, now = Date.now()): string {
  * The sequence number after which the last `tail` events of the task (after `since`) begin:
  * what `--tail` starts from.
  */
-async function tailStart(tasks: Tasks, id: string, since: number, tail: number): Promise<number> {
+async function tailStart(
+  tasks: TaskStore,
+  id: string,
+  since: number,
+  tail: number,
+): Promise<number> {
   let last = since;
   const seqs: number[] = [];
   for await (const event of tasks.watch(id, { since, follow: false })) {
@@ -70,44 +75,52 @@ export function registerWatch(program: Command): void {
         flags: { since?: string; tail?: string; follow: boolean; json?: boolean },
         cmd: Command,
       ) => {
-        const tasks = await openTasks(cmd);
-        const id = await tasks.resolve(ref);
-        const after = flags.since === undefined ? 0 : parseCount(flags.since, "--since");
-        const since =
-          flags.tail === undefined
-            ? after
-            : await tailStart(tasks, id, after, parseCount(flags.tail, "--tail"));
-        // Following a task nobody runs would never end: the look stops the watch and says so.
-        const stop = new AbortController();
-        let nobodyRuns: Error | undefined;
-        const look = flags.follow
-          ? whenNobodyRuns(tasks, id, stop.signal).then((error) => {
-              nobodyRuns = error;
-              stop.abort();
-            })
-          : Promise.resolve();
-        // A queued task has no events until its turn comes: say why the watch is quiet.
-        if (flags.follow && flags.json !== true && (await tasks.get(id)).state === "queued") {
-          process.stderr.write(
-            "queued: it starts when a running background task ends (maxRunning in `warden config`)\n",
-          );
-        }
-        try {
-          for await (const event of tasks.watch(id, {
-            since,
-            follow: flags.follow,
-            signal: stop.signal,
-          })) {
-            if (flags.json === true) printJson(event);
-            else process.stdout.write(eventLine(event) + "\n");
-          }
-        } finally {
-          stop.abort();
-        }
-        await look;
-        if (nobodyRuns !== undefined) throw nobodyRuns;
-        const summary = await tasks.get(id);
-        process.exitCode = exitForState(summary.state, summary.stoppedBy);
+        await withStore(cmd, async ({ store }) => watchTask(store, ref, flags));
       },
     );
+}
+
+/** Prints the task's events as `watch` was asked to, and sets the exit status by its end. */
+async function watchTask(
+  tasks: TaskStore,
+  ref: string,
+  flags: { since?: string; tail?: string; follow: boolean; json?: boolean },
+): Promise<void> {
+  const id = await tasks.resolve(ref);
+  const after = flags.since === undefined ? 0 : parseCount(flags.since, "--since");
+  const since =
+    flags.tail === undefined
+      ? after
+      : await tailStart(tasks, id, after, parseCount(flags.tail, "--tail"));
+  // Following a task nobody runs would never end: the look stops the watch and says so.
+  const stop = new AbortController();
+  let nobodyRuns: Error | undefined;
+  const look = flags.follow
+    ? whenNobodyRuns(tasks, id, stop.signal).then((error) => {
+        nobodyRuns = error;
+        stop.abort();
+      })
+    : Promise.resolve();
+  // A queued task has no events until its turn comes: say why the watch is quiet.
+  if (flags.follow && flags.json !== true && (await tasks.get(id)).state === "queued") {
+    process.stderr.write(
+      "queued: it starts when a running background task ends (maxRunning in `warden config`)\n",
+    );
+  }
+  try {
+    for await (const event of tasks.watch(id, {
+      since,
+      follow: flags.follow,
+      signal: stop.signal,
+    })) {
+      if (flags.json === true) printJson(event);
+      else process.stdout.write(eventLine(event) + "\n");
+    }
+  } finally {
+    stop.abort();
+  }
+  await look;
+  if (nobodyRuns !== undefined) throw nobodyRuns;
+  const summary = await tasks.get(id);
+  process.exitCode = exitForState(summary.state, summary.stoppedBy);
 }

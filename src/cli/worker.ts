@@ -1,21 +1,24 @@
 // `warden worker`: runs the tasks of a fleet's queue on this machine (src/fleet/worker/).
 import { Option, type Command } from "commander";
 import {
-  FleetStore,
   FLEET_TIMING,
   openWorkerDir,
   parseLabels,
+  serversText,
   Worker,
   WORKER_LIMITS,
   type WorkerNews,
 } from "../fleet/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { UsageError } from "./cliErrors.js";
-import { collect, openTasks } from "./context.js";
+import { collect, openFleet, openMachineTasks, type GlobalOptions } from "./context.js";
+import { storeAddress } from "./storeAddress.js";
 import { parseCount, parseMs } from "./parseValues.js";
 
+/** The name a worker's connection carries, as the server's monitoring shows it. */
+const WORKER_NAME = "warden worker";
+
 interface WorkerFlags {
-  store?: string;
   capacity: string;
   label?: string[];
   grace: string;
@@ -60,7 +63,6 @@ export function registerWorker(program: Command): void {
         "the rest (another worker runs them again from their base) and exits 0. Its copies of the " +
         "tasks live under <data dir>/worker and are removed as each task ends.",
     )
-    .option("--store <url>", "the fleet's NATS server, such as nats://127.0.0.1:4222")
     .option("--capacity <n>", "how many tasks it runs at once", "1")
     .option("--label <name=value>", "a label this worker has (repeatable)", collect)
     .option(
@@ -74,11 +76,10 @@ export function registerWorker(program: Command): void {
     .addOption(new Option("--reap-every <duration>").hideHelp())
     .addOption(new Option("--max-base-bytes <n>").hideHelp())
     .action(async (flags: WorkerFlags, cmd: Command) => {
-      // `--store` may also be the program's own option: whichever the command line filled.
-      const store = cmd.optsWithGlobals<{ store?: string }>().store ?? flags.store;
-      if (store === undefined) {
-        throw new UsageError("warden worker needs the fleet's --store", {
-          hint: "give --store nats://HOST:PORT",
+      const address = await storeAddress(cmd.optsWithGlobals<GlobalOptions>().store, process.env);
+      if (address.kind === "local") {
+        throw new UsageError("warden worker runs a fleet's tasks, and no fleet's store is named", {
+          hint: "give --store nats://HOST:PORT, or set WARDEN_STORE or store: in your config",
         });
       }
       const capacity = parseCount(flags.capacity, "--capacity");
@@ -105,8 +106,8 @@ export function registerWorker(program: Command): void {
         flags.maxBaseBytes === undefined
           ? WORKER_LIMITS.baseBundleBytes
           : parseCount(flags.maxBaseBytes, "--max-base-bytes");
-      const dir = await openWorkerDir((await openTasks(cmd)).dataDir);
-      const fleet = await FleetStore.open({ servers: store, env: {}, leaseTtlMs, heartbeatMs });
+      const dir = await openWorkerDir((await openMachineTasks(cmd)).dataDir);
+      const fleet = await openFleet(address, WORKER_NAME, { env: {}, leaseTtlMs, heartbeatMs });
       const tell = (news: WorkerNews): void => {
         if (flags.json === true) process.stdout.write(`${JSON.stringify(news)}\n`);
         else process.stderr.write(`warden worker: ${newsText(news)}\n`);
@@ -129,7 +130,7 @@ export function registerWorker(program: Command): void {
       process.on("SIGTERM", stop);
       process.on("SIGINT", stop);
       process.stderr.write(
-        `warden worker: pulling from ${cleanLine(store)}, capacity ${capacity}` +
+        `warden worker: pulling from ${serversText(address.servers)}, capacity ${capacity}` +
           `${
             Object.keys(labels).length === 0
               ? ""

@@ -22,6 +22,10 @@ const list = z
   .max(CONFIG_LIMITS.listEntries, `has more than ${CONFIG_LIMITS.listEntries} entries`);
 const count = z.int("is not a whole number").min(0, "is below 0");
 
+/** A fleet's server: nats:// or tls://, as the NATS client takes it. */
+const storeUrl = text.regex(/^(nats|tls):\/\/[^\s]+$/, "is not a nats:// or tls:// URL");
+const absolutePath = text.regex(/^\//, "is not an absolute path");
+
 /** A duration (`30m`, `1h30m`) or a whole number of seconds, as the flags take them. */
 const duration = z.union(
   [
@@ -179,6 +183,25 @@ export const CONFIG_KEYS = {
     schema: z.boolean("is not true or false"),
     repository: false,
     about: "let exec, shell and cp step inside running tasks (--allow-exec)",
+  },
+  // Where this user's tasks go: a repository naming a store would send the user's tasks (and
+  // their repository's base) to a server of its author's choosing, so only the user's file may.
+  store: {
+    schema: z.union(
+      [
+        storeUrl,
+        z.strictObject({
+          url: storeUrl,
+          user: text.optional(),
+          password: text.optional(),
+          nkeySeedFile: absolutePath.optional(),
+          credsFile: absolutePath.optional(),
+        }),
+      ],
+      "is not a nats:// URL or a mapping with url and credentials",
+    ),
+    repository: false,
+    about: "the fleet's store, nats://HOST:PORT, with its credentials (--store)",
   },
 } as const satisfies Record<string, KeySpec>;
 

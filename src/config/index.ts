@@ -9,6 +9,7 @@ export { BadConfigError } from "./errors.js";
 export { CONFIG_LIMITS } from "./limits.js";
 export type { Config, ConfigEntry, ConfigSource, IgnoredKey } from "./mergeConfig.js";
 export { REPOSITORY_CONFIG, userConfigPath } from "./readConfig.js";
+export { userStoreSetting, type StoreSetting } from "./userStore.js";
 
 export interface LoadOptions {
   /** A directory in the repository whose file is read; without it, the user's file alone. */

@@ -3,8 +3,7 @@
 // configKeys.ts; every refusal names the file and the key.
 import { execFile } from "node:child_process";
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import type { z } from "zod";
@@ -14,25 +13,16 @@ import { configFileSchema, type ConfigValues } from "./configKeys.js";
 import { BadConfigError } from "./errors.js";
 import { CONFIG_LIMITS } from "./limits.js";
 
+export { userConfigPath } from "../store/index.js";
+
 /** A config file that exists, and what it holds. */
 export interface ConfigFile {
   path: string;
   values: ConfigValues;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** Where the repository's file lives, relative to the repository's top. */
 export const REPOSITORY_CONFIG = join(".warden", "config.yaml");
-
-/** `$XDG_CONFIG_HOME/warden/config.yaml`, else `~/.config/warden/config.yaml`. */
-export function userConfigPath(env: Env): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  // The XDG spec says a relative value is invalid and is to be ignored.
-  if (xdg !== undefined && xdg !== "" && isAbsolute(xdg)) return join(xdg, "warden", "config.yaml");
-  const home = env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
-  return join(home, ".config", "warden", "config.yaml");
-}
 
 /**
  * The repository's config file for a directory in it, at the top of its working tree; undefined

@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { ObjectStore } from "@nats-io/obj";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { Authenticator, NatsConnection } from "@nats-io/transport-node";
 import {
   AlreadyAttachedError,
   alreadyExists,
@@ -80,6 +80,7 @@ import { beginAttachment, settleIfIdle, takeLease } from "./leases.js";
 import { QueuedTask } from "./queuedTask.js";
 import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
+import { connectFleet } from "./fleetConnection.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import {
   changeRun,
@@ -110,6 +111,10 @@ export interface FleetOpenOptions {
    * when this open creates them (1, 3 or 5; default 1, for a single server).
    */
   replicas?: number;
+  /** Who this client is to the server (fleetConnection.ts makes one from credentials). */
+  authenticator?: Authenticator;
+  /** The connection's name, as the server's monitoring shows it. */
+  name?: string;
 }
 
 export class FleetStore implements TaskStore {
@@ -130,7 +135,7 @@ export class FleetStore implements TaskStore {
   }
 
   static async open(options: FleetOpenOptions): Promise<FleetStore> {
-    const nc = await connect({ servers: options.servers });
+    const nc = await connectFleet(options);
     try {
       const js = jetstream(nc);
       const jsm = await jetstreamManager(nc);

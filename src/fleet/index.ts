@@ -1,8 +1,22 @@
 // The fleet: a task store on NATS JetStream with the filesystem store's interface and rules.
 export { FleetStore, type FleetOpenOptions } from "./fleetStore.js";
 export { FleetAttachment } from "./fleetAttachment.js";
-export { LeaseLostError, FleetContentionError } from "./errors.js";
-export { FLEET_LIMITS, FLEET_TIMING, WORKER_LIMITS } from "./limits.js";
+export {
+  LeaseLostError,
+  FleetContentionError,
+  FleetAuthError,
+  FleetUnreachableError,
+  FleetChangesRefusedError,
+} from "./errors.js";
+export {
+  diffFleetTask,
+  fetchFleetTask,
+  withResult,
+  FLEET_RESULT_BOUNDS,
+  type FleetResultName,
+} from "./fleetResults.js";
+export { FLEET_LIMITS, FLEET_TIMING, FLEET_CLIENT_LIMITS, WORKER_LIMITS } from "./limits.js";
+export { authenticatorFor, serversText, type FleetCredentials } from "./fleetConnection.js";
 export { TASK_OBJECTS, FleetObjectError, putFile, getFile, listObjects } from "./taskObjects.js";
 export { submitTask, checkFleetInput } from "./submitTask.js";
 export {

@@ -106,3 +106,17 @@ export const WORKER_LIMITS = {
   /** After SIGTERM, how long running tasks may go on to their end before they are handed back. */
   stopGraceMs: 0,
 } as const;
+
+/** The bounds of a client of the fleet: what it reads from another machine is bounded. */
+export const FLEET_CLIENT_LIMITS = {
+  /** How long a client waits for the server's greeting before it says the fleet is unreachable. */
+  connectTimeoutMs: 5 * SECOND,
+  /** An nkey seed is 58 characters and a creds file two short blocks: a few KiB is generous. */
+  credentialFileBytes: 64 * KiB,
+  /** result.json as a worker kept it: the bound the host sets on the sandbox's (LIMITS). */
+  resultJsonBytes: 1 * MiB,
+  /** A changes bundle: the bound the host sets on the sandbox's (LIMITS.changesBytes). */
+  changesBundleBytes: 1024 * MiB,
+  /** The guest log the worker kept: the bound the host writes it under (HOST_LIMITS). */
+  guestLogBytes: 16 * MiB,
+} as const;

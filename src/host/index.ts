@@ -10,7 +10,17 @@ export { bundleBase } from "./bundleBase.js";
 export { executeTask, type ExecuteOutcome } from "./executeTask.js";
 export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
 export { SandboxCheckMemo } from "../sandbox/index.js";
-export { fetchTask, diffTask } from "./fetchTask.js";
+export {
+  fetchTask,
+  diffTask,
+  defaultBranch,
+  type FetchOptions,
+  type FetchedTask,
+  type DiffOptions,
+  type TaskDiff,
+} from "./fetchTask.js";
+export { fetchChanges, diffChanges } from "./fetchChanges.js";
+export { verifyChanges } from "./verifyChanges.js";
 export { rerunTask } from "./rerunTask.js";
 export { continueTask, type ContinueInput } from "./continueTask.js";
 export { resumeFromCheckpoint } from "./checkpoints/resumeFromCheckpoint.js";
@@ -20,6 +30,7 @@ export type { ApiCheck, ApiVerdict } from "../egress/index.js";
 export {
   readHostSettings,
   LABEL_NAME,
+  MAX_REQUIRED_LABELS,
   MAX_LABEL_VALUE_BYTES,
   type SandboxChoice,
 } from "./hostSettings.js";

@@ -96,3 +96,4 @@ export {
   ensureRealDir,
 } from "./noFollow.js";
 export { arrayOf, int, matching, strictObject, text, type Shape } from "./recordShape.js";
+export { userConfigPath } from "./userConfigPath.js";

@@ -94,3 +94,21 @@ test("warden --version loads neither zod nor the store", async () => {
   assert.deepEqual(matching(loaded, ZOD), []);
   assert.deepEqual(matching(loaded, /^src\/store\//), []);
 });
+
+const NATS = /(^|\/)node_modules\/@nats-io\//;
+
+test("a verb that works against a fleet loads the NATS client only when a fleet is named", async () => {
+  for (const verb of ["ls", "show", "send", "watch", "wait", "cancel", "logs", "run", "fetch"]) {
+    const loaded = await loadedBy(`src/cli/${verb}.ts`);
+    assert.deepEqual(matching(loaded, NATS), [], verb);
+    assert.deepEqual(matching(loaded, /^src\/fleet\//), [], verb);
+  }
+});
+
+test("a verb of this machine only (exec, rm) loads neither the NATS client nor the config's schema", async () => {
+  for (const verb of ["exec", "rm"]) {
+    const loaded = await loadedBy(`src/cli/${verb}.ts`);
+    assert.deepEqual(matching(loaded, NATS), [], verb);
+    assert.deepEqual(matching(loaded, /^src\/config\/(configKeys|readConfig)\.ts$/), [], verb);
+  }
+});

@@ -66,9 +66,20 @@ export class NatsProcess {
     });
   }
 
-  /** Spawns nats-server with `args` and waits until `host:port` accepts connections. */
-  static async start(args: readonly string[], host: string, port: number): Promise<NatsProcess> {
-    const child = spawn("nats-server", args, { stdio: ["ignore", "ignore", "pipe"] });
+  /**
+   * Spawns nats-server with `args` (and `env` beside this process's environment) and waits until
+   * `host:port` accepts connections.
+   */
+  static async start(
+    args: readonly string[],
+    host: string,
+    port: number,
+    env: Record<string, string> = {},
+  ): Promise<NatsProcess> {
+    const child = spawn("nats-server", args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env },
+    });
     const server = new NatsProcess(child);
     const giveUpAt = Date.now() + START_TIMEOUT_MS;
     while (!(await accepts(host, port))) {
