@@ -29,6 +29,16 @@ interface WorkerFlags {
   maxBaseBytes?: string;
 }
 
+/** A hidden option's value parsed, or the constant it stands in for when it was not given. */
+function givenOr(
+  value: string | undefined,
+  option: string,
+  parse: (value: string, option: string) => number,
+  fallback: number,
+): number {
+  return value === undefined ? fallback : parse(value, option);
+}
+
 /** Pure: one line of what the worker did, for a person. */
 export function newsText(news: WorkerNews): string {
   switch (news.event) {
@@ -90,22 +100,25 @@ export function registerWorker(program: Command): void {
       }
       const labels = parseLabels(flags.label ?? []);
       const graceMs = parseMs(flags.grace, "--grace");
-      const leaseTtlMs =
-        flags.leaseTtl === undefined
-          ? FLEET_TIMING.leaseTtlMs
-          : parseMs(flags.leaseTtl, "--lease-ttl");
-      const heartbeatMs =
-        flags.heartbeat === undefined
-          ? FLEET_TIMING.heartbeatMs
-          : parseMs(flags.heartbeat, "--heartbeat");
-      const reapEveryMs =
-        flags.reapEvery === undefined
-          ? WORKER_LIMITS.reapEveryMs
-          : parseMs(flags.reapEvery, "--reap-every");
-      const maxBaseBytes =
-        flags.maxBaseBytes === undefined
-          ? WORKER_LIMITS.baseBundleBytes
-          : parseCount(flags.maxBaseBytes, "--max-base-bytes");
+      const leaseTtlMs = givenOr(flags.leaseTtl, "--lease-ttl", parseMs, FLEET_TIMING.leaseTtlMs);
+      const heartbeatMs = givenOr(
+        flags.heartbeat,
+        "--heartbeat",
+        parseMs,
+        FLEET_TIMING.heartbeatMs,
+      );
+      const reapEveryMs = givenOr(
+        flags.reapEvery,
+        "--reap-every",
+        parseMs,
+        WORKER_LIMITS.reapEveryMs,
+      );
+      const maxBaseBytes = givenOr(
+        flags.maxBaseBytes,
+        "--max-base-bytes",
+        parseCount,
+        WORKER_LIMITS.baseBundleBytes,
+      );
       const dir = await openWorkerDir((await openMachineTasks(cmd)).dataDir);
       const fleet = await openFleet(address, WORKER_NAME, { env: {}, leaseTtlMs, heartbeatMs });
       const tell = (news: WorkerNews): void => {
