@@ -146,6 +146,7 @@ try {
   console.log(
     `  submit to leased:     p50 ${fmt(median(fromRun))}  p99 ${fmt(percentile(fromRun, 99))}`,
   );
+  console.log(`  queued to leased, in order: ${queued.map((ms) => ms.toFixed(0)).join(" ")}`);
   const fleet: number[] = [];
   const local: number[] = [];
   for (let run = 0; run < RUNS; run++) {

@@ -94,6 +94,12 @@ import {
   type RunRecord,
 } from "./runRecord.js";
 
+/** Pure: how long an id whose spec is missing waits after its `pulls`-th pull (1 and up). */
+export function specWaitMs(pulls: number): number {
+  const doubled = FLEET_TIMING.queueSpecFirstWaitMs * 2 ** Math.min(Math.max(pulls - 1, 0), 30);
+  return Math.min(FLEET_TIMING.queueSpecWaitMs, doubled);
+}
+
 export interface FleetOpenOptions {
   /** The NATS server(s), e.g. nats://127.0.0.1:4222. */
   servers: string | string[];
@@ -473,7 +479,7 @@ export class FleetStore implements TaskStore {
         throw error;
       });
       if (spec === undefined && message.info.deliveryCount < FLEET_LIMITS.queueSpecWaits) {
-        message.nak(FLEET_TIMING.queueSpecWaitMs);
+        message.nak(specWaitMs(message.info.deliveryCount));
         continue;
       }
       if (spec !== undefined && spec !== null) return new QueuedTask(id, message);

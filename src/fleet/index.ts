@@ -1,5 +1,5 @@
 // The fleet: a task store on NATS JetStream with the filesystem store's interface and rules.
-export { FleetStore, type FleetOpenOptions } from "./fleetStore.js";
+export { FleetStore, specWaitMs, type FleetOpenOptions } from "./fleetStore.js";
 export { FleetAttachment } from "./fleetAttachment.js";
 export {
   LeaseLostError,

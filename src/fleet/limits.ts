@@ -32,7 +32,13 @@ export const FLEET_TIMING = {
   outagePauseMs: 250,
   /** The shortest pull of the queue: the client refuses a pull that expires sooner. */
   queueShortestPullMs: 1 * SECOND,
-  /** How long a queued id whose spec is not written yet waits before it is pulled again. */
+  /**
+   * How long a queued id whose spec is not written yet waits before it is pulled again: first
+   * queueSpecFirstWaitMs, doubled at each pull up to queueSpecWaitMs. The creator writes the spec
+   * one round trip after it queues the id, so a worker that pulls in between mostly finds it a
+   * few milliseconds later; a fixed half second there was the slowest part of a claim.
+   */
+  queueSpecFirstWaitMs: 5,
   queueSpecWaitMs: 500,
 } as const;
 
@@ -64,10 +70,11 @@ export const FLEET_LIMITS = {
   eventsBytes: STORE_LIMITS.eventsFileBytes,
   /**
    * How many times a queued id is pulled while its spec is missing before it is dropped: its
-   * creator writes the spec right after queueing it, so 20 waits of half a second (10 s) outlast
-   * a loaded machine, and an id still without a spec names a task whose creator died.
+   * creator writes the spec right after queueing it, so 26 waits (the first seven growing from
+   * 5 ms, then half a second each: 10 s in all) outlast a loaded machine, and an id still without
+   * a spec names a task whose creator died.
    */
-  queueSpecWaits: 20,
+  queueSpecWaits: 26,
 } as const;
 
 /** The bounds and timings of `warden worker` (src/fleet/worker/), each with its reason. */

@@ -90,6 +90,13 @@ export interface ExecuteOptions {
   trace?: PhaseTrace;
   /** The data directory's daily spending cap from the user's config file (dailyBudgetUSD). */
   dailyBudgetUSD?: number;
+  /**
+   * A history repository of the caller's own, used instead of the data directory's cache: a
+   * bare repository that holds the base under historyRef(base) and nothing the agent may not
+   * read, kept in place until the attach ends. A fleet worker's checked mirror of a task's base
+   * is one; the cache would only copy it again.
+   */
+  history?: string;
 }
 
 export type ExecuteOutcome =
@@ -288,10 +295,14 @@ class TaskRun {
     };
     // Leased until the sandbox is gone (releases run last opened first), so no cache trim or
     // rebuild removes objects the sandbox's clone borrows.
-    const lease = await this.trace.around(
-      "lease the history cache",
-      leaseHistory(this.dataDir, host, spec.base),
-    );
+    const given = this.options.history;
+    const lease =
+      given !== undefined
+        ? { repository: given, release: () => undefined }
+        : await this.trace.around(
+            "lease the history cache",
+            leaseHistory(this.dataDir, host, spec.base),
+          );
     this.releases.push(() => {
       lease.release();
       return Promise.resolve();

@@ -1,7 +1,7 @@
 // The work queue: every task created is handed to exactly one of the workers pulling at once.
 import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
-import { FleetStore } from "../../src/fleet/index.js";
+import { FleetStore, FLEET_LIMITS, specWaitMs } from "../../src/fleet/index.js";
 import { NatsServer, natsServerMissing } from "../support/natsServer.js";
 
 const skip = natsServerMissing();
@@ -44,4 +44,15 @@ describe("the fleet's work queue", { skip }, () => {
     assert.equal(attachment.attempt, 1);
     await attachment.finish({ state: "succeeded" });
   });
+});
+
+test("an id whose spec is missing is pulled again soon at first, then every half second", () => {
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7, 8, 26].map(specWaitMs),
+    [5, 10, 20, 40, 80, 160, 320, 500, 500],
+  );
+  const total = Array.from({ length: FLEET_LIMITS.queueSpecWaits - 1 }, (_, i) =>
+    specWaitMs(i + 1),
+  ).reduce((a, b) => a + b, 0);
+  assert.ok(total >= 9_000 && total <= 11_000, `a dead creator's id is dropped after ${total} ms`);
 });

@@ -1,6 +1,7 @@
 // `warden worker` runs a fleet's tasks with the host's own code: tested with a real nats-server,
 // the built CLI as separate worker processes, real git and bubblewrap, and the `command` agent.
 import { strict as assert } from "node:assert";
+import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -62,6 +63,8 @@ describe("a fleet's worker", { skip: NO_WORKER }, () => {
     const local = await Tasks.open({ dataDir: join(worker.dataDir, "worker"), env: {} });
     await until("the removal of the local copy", async () => (await local.list()).length === 0);
     assert.deepEqual(await readdir(join(worker.dataDir, "worker", "mirrors")), []);
+    // The sandbox read the task's mirror itself: no history cache was filled from it.
+    assert.equal(existsSync(join(worker.dataDir, "worker", "history")), false);
     assert.equal((await worker.stop()).code, 0);
   });
 

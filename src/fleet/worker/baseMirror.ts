@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ObjectStore } from "@nats-io/obj";
 import { hostGit, unbundleStrictly } from "../../host/index.js";
+import { historyRef } from "../../protocol/index.js";
 import { cleanLine, readBundleHeaderFile, type BundleHeader } from "../../protocol/index.js";
 import { getFile, TASK_OBJECTS } from "../taskObjects.js";
 import { BadBaseBundleError } from "./errors.js";
@@ -69,6 +70,9 @@ export async function makeBaseMirror(input: MirrorInput): Promise<string> {
       { cwd: input.dir },
     );
     await unbundleStrictly(mirror, bundle, header, input.base);
+    // The mirror is the task's history repository too (executeTask's `history`): it holds the
+    // base, checked, and nothing else, under the ref the runner's clone looks for.
+    await hostGit(["update-ref", historyRef(input.base), input.base], { cwd: mirror });
     return mirror;
   } finally {
     await rm(bundle, { force: true });

@@ -3,6 +3,7 @@
 // (workerTask.ts), runs the reaper now and then, and on stop takes nothing more and lets what it
 // holds end within the grace, then hands the rest back.
 import { setTimeout as sleep } from "node:timers/promises";
+import { SandboxCheckMemo } from "../../host/index.js";
 import { errorMessage } from "../../lang/index.js";
 import {
   AlreadyAttachedError,
@@ -43,6 +44,12 @@ export class Worker {
   /** Aborted when the grace is over: every local run still going stops and is handed back. */
   readonly #handBack = new AbortController();
   readonly #stopping = new AbortController();
+  /**
+   * This machine's sandbox check, made by the first task and reused by the next ones for as long
+   * as the memo trusts a pass (SANDBOX_LIMITS.checkReuseMs): a trial sandbox per task is a fifth
+   * of a no-op task's time.
+   */
+  readonly #sandboxChecks = new SandboxCheckMemo();
 
   constructor(settings: WorkerSettings) {
     this.#s = settings;
@@ -137,6 +144,7 @@ export class Worker {
         mirrorsDir: this.#s.mirrorsDir,
         maxBaseBytes: this.#s.maxBaseBytes,
         env: this.#s.env,
+        sandboxChecks: this.#sandboxChecks,
         warn: (task, text) => {
           this.#s.tell({ event: "warning", id: task, text });
         },

@@ -11,8 +11,8 @@ import {
   readHostSettings,
   SILENT_REPORTER,
   taskLayout,
-  trimHistoryCaches,
   type ExecuteOutcome,
+  type SandboxCheckMemo,
 } from "../../host/index.js";
 import { errorMessage } from "../../lang/index.js";
 import { cleanLine, WardenError } from "../../protocol/index.js";
@@ -38,6 +38,8 @@ export interface WorkerTaskContext {
   mirrorsDir: string;
   maxBaseBytes: number;
   env: Readonly<Record<string, string | undefined>>;
+  /** The worker's memo of this machine's sandbox check, shared by the tasks it runs. */
+  sandboxChecks: SandboxCheckMemo;
   warn(id: string, text: string): void;
 }
 
@@ -118,6 +120,8 @@ export async function runWorkerTask(
         env: ctx.env,
         signal: run.signal,
         reporter: SILENT_REPORTER,
+        history: mirror,
+        sandboxOptions: { checks: ctx.sandboxChecks },
       });
     } catch (error) {
       outcome = { kind: "refused", error };
@@ -149,10 +153,6 @@ export async function runWorkerTask(
     stop.removeEventListener("abort", abort);
     await ctx.local.remove(id).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
-    // Each task's mirror has its own history cache: none is of use once its task is gone.
-    await trimHistoryCaches(ctx.local.dataDir, { olderThan: 0, now: Date.now() }).catch(
-      () => undefined,
-    );
   }
 }
 
