@@ -177,7 +177,7 @@ async function fleetLogs(
       { hint: "see the guest log, --transcript or --agent-log, or the events with `warden watch`" },
     );
   }
-  const { withResult, TASK_OBJECTS } = await import("../fleet/index.js");
+  const { withResult, resultObject } = await import("../fleet/index.js");
   const id = await fleet.resolve(ref);
   if (flags.follow === true) await fleet.wait(id);
   const details = await fleet.get(id);
@@ -193,13 +193,13 @@ async function fleetLogs(
       { hint: `follow its events with \`warden watch ${id}\`, or wait for the log with --follow` },
     );
   }
-  const exists = (await fleet.objects.info(TASK_OBJECTS.result(id, name))) !== null;
+  const exists = (await fleet.objects.info(resultObject(details, name))) !== null;
   if (!exists) {
     throw new NothingToShowError(`task ${id} has no ${name} in the fleet`, {
       hint: "its worker kept none; see its end with `warden show`",
     });
   }
-  await withResult(fleet, id, name, async (path) => {
+  await withResult(fleet, details, name, async (path) => {
     const stream = followFile(path, { done: () => Promise.resolve(true) });
     await printLines(stream, flags, lineSink(flags, tail), false);
   });

@@ -47,18 +47,27 @@ async function inPrivateDir<T>(act: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-/** Downloads the result `name` of finished task `id` and runs `act` on its path. */
+/**
+ * Downloads the result `name` of a finished task, as the attempt that recorded its end kept it,
+ * and runs `act` on its path.
+ */
 export async function withResult<T>(
   fleet: FleetStore,
-  id: string,
+  details: TaskDetails,
   name: FleetResultName,
   act: (path: string) => Promise<T>,
 ): Promise<T> {
+  const object = resultObject(details, name);
   return inPrivateDir(async (dir) => {
     const path = join(dir, name);
-    await getFile(fleet.objects, TASK_OBJECTS.result(id, name), path, FLEET_RESULT_BOUNDS[name]);
+    await getFile(fleet.objects, object, path, FLEET_RESULT_BOUNDS[name]);
     return act(path);
   });
+}
+
+/** The object name of a finished task's result `name`: the ending attempt's own. */
+export function resultObject(details: TaskDetails, name: string): string {
+  return TASK_OBJECTS.result(details.id, finished(details).attempts, name);
 }
 
 /** A finished task's end, or the refusal that it has none yet. */
@@ -111,7 +120,7 @@ async function withVerifiedChanges<T>(
     throw new FleetChangesRefusedError(`task ${id} names no start commit`);
   }
   const base = spec.base;
-  return withResult(fleet, id, RESULT_FILES.changes, async (bundle) => {
+  return withResult(fleet, details, RESULT_FILES.changes, async (bundle) => {
     const scratch = join(bundle, "..");
     const facts = await verifyChanges({
       bundle,

@@ -12,6 +12,7 @@ export {
   diffFleetTask,
   fetchFleetTask,
   withResult,
+  resultObject,
   FLEET_RESULT_BOUNDS,
   type FleetResultName,
 } from "./fleetResults.js";

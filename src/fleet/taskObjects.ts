@@ -4,9 +4,11 @@
 //
 // - `base/<id>`: a git bundle of the task's base commit, written by the client before the spec
 //   exists (a client killed mid-upload leaves an object no spec names, never a half task).
-// - `results/<id>/<name>`: what the worker verified and kept of the run (result.json, the
-//   changes bundle, the guest log), written before the terminal record, so a task that reads
-//   finished has them. The client that fetches checks the changes bundle against its own
+// - `results/<id>/<attempt>/<name>`: what the worker of that attempt verified and kept of the
+//   run (result.json, the changes bundle, the guest log), written before the terminal record, so
+//   a task that reads finished has them under the attempt its record names (`attempts`). Each
+//   attempt writes only its own: a worker that lost its lease and comes back uploads where no
+//   reader looks, never over the results of the attempt that recorded the end. The client that fetches checks the changes bundle against its own
 //   repository again: it trusts the worker no more than the worker trusts the sandbox.
 import { createReadStream, createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
@@ -17,7 +19,7 @@ import { WardenError } from "../protocol/index.js";
 
 export const TASK_OBJECTS = {
   base: (id: string) => `base/${id}`,
-  result: (id: string, name: string) => `results/${id}/${name}`,
+  result: (id: string, attempt: number, name: string) => `results/${id}/${attempt}/${name}`,
   results: (id: string) => `results/${id}/`,
 } as const;
 

@@ -1,5 +1,6 @@
 // The bwrap backend: Linux namespaces through bubblewrap, the default on Linux.
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,8 @@ const run = promisify(execFile);
 
 /** --disable-userns and --perms on tmpfs came with 0.8.0. */
 const MIN_VERSION = [0, 8, 0] as const;
+/** The random part of a start's cgroup name: 8 hex digits never meet twice for one task. */
+const CGROUP_NONCE_BYTES = 4;
 
 const INSTALL_FIX =
   "install bubblewrap 0.8.0 or newer: `apt-get install bubblewrap` (Debian, Ubuntu), " +
@@ -379,7 +382,11 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
    */
   private async makeCgroup(plan: BwrapPlan): Promise<SandboxCgroup | null> {
     if (plan.limits.memoryBytes === undefined && plan.limits.processes === undefined) return null;
-    const cgroupPlan = await this.cgroupPlan(plan.taskId, plan.limits);
+    // Each start has a cgroup of its own: two runs of one task can overlap (a fleet worker cut
+    // off while another runs the task, an attach after a crash), and one's removal of its cgroup
+    // must never take the other's.
+    const name = `${plan.taskId}-${randomBytes(CGROUP_NONCE_BYTES).toString("hex")}`;
+    const cgroupPlan = await this.cgroupPlan(name, plan.limits);
     const made = await SandboxCgroup.create(cgroupPlan);
     if (made.failures.length > 0) {
       await made.cgroup.remove();

@@ -26,15 +26,15 @@ export interface CgroupPlan {
 }
 
 /**
- * Plans `warden-<taskId>` cgroups: one directory holding both limits on cgroup v2, one per
+ * Plans `warden-<name>` cgroups (the name is the task's id and a nonce of the start's own): one directory holding both limits on cgroup v2, one per
  * controller on v1. A bound the host cannot apply is named in `unavailable`, and the sandbox is not started.
  */
-export function planCgroup(taskId: string, limits: SandboxLimits, host: CgroupHost): CgroupPlan {
-  const name = `warden-${taskId}`;
+export function planCgroup(name: string, limits: SandboxLimits, host: CgroupHost): CgroupPlan {
+  const dirName = `warden-${name}`;
   const dirs = new Map<string, CgroupDir>();
   const unavailable: string[] = [];
   const dirFor = (version: 1 | 2, parent: string): CgroupDir => {
-    const path = `${parent}/${name}`;
+    const path = `${parent}/${dirName}`;
     let dir = dirs.get(path);
     if (dir === undefined) {
       dir = { version, path, settings: [] };

@@ -56,7 +56,11 @@ describe("a fleet's task's changes on the client", { skip }, () => {
       agent: "claude",
     });
     const held = await fleet.attach(summary.id);
-    await putFile(fleet.objects, TASK_OBJECTS.result(summary.id, "changes.bundle"), path);
+    await putFile(
+      fleet.objects,
+      TASK_OBJECTS.result(summary.id, held.attempt, "changes.bundle"),
+      path,
+    );
     await held.finish({ state: "succeeded", details: { changes: true, head } });
     return summary.id;
   }

@@ -123,7 +123,7 @@ describe("the verbs against a fleet's store", { skip }, () => {
     assert.match(notYet.stderr, /comes back when it ends/);
     const log = join(ws.root, "guest.log");
     await writeFile(log, "runner: started\nrunner: \u001b[31mdone\n");
-    await putFile(fleet.objects, TASK_OBJECTS.result(held.id, "guest.log"), log);
+    await putFile(fleet.objects, TASK_OBJECTS.result(held.id, held.attempt, "guest.log"), log);
     await held.finish({ state: "succeeded", summary: "all good", details: { changes: false } });
     const watched = await watching;
     assert.equal(watched.code, 0, watched.stderr);

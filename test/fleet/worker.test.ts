@@ -53,9 +53,14 @@ describe("a fleet's worker", { skip: NO_WORKER }, () => {
       `the agent's progress is among the fleet's events: ${types.join(" ")}`,
     );
     const result = join(fleet.root, `${id}.result.json`);
-    await getFile(fleet.fleet.objects, TASK_OBJECTS.result(id, "result.json"), result, 1 << 20);
+    await getFile(fleet.fleet.objects, TASK_OBJECTS.result(id, 1, "result.json"), result, 1 << 20);
     const bundle = join(fleet.root, `${id}.changes.bundle`);
-    await getFile(fleet.fleet.objects, TASK_OBJECTS.result(id, "changes.bundle"), bundle, 1 << 30);
+    await getFile(
+      fleet.fleet.objects,
+      TASK_OBJECTS.result(id, 1, "changes.bundle"),
+      bundle,
+      1 << 30,
+    );
     await git(fleet.repo, "bundle", "verify", bundle);
     await git(fleet.repo, "fetch", "-q", bundle, `refs/heads/warden/task:refs/heads/fetched-${id}`);
     const subject = await git(fleet.repo, "log", "-1", "--format=%s", `fetched-${id}`);

@@ -1,6 +1,6 @@
 // A network namespace for a test, made as root with `ip netns`: a veth pair whose host end and
 // namespace end have the two addresses of a private /30 of their own, a process run inside with
-// `ip netns exec` (argv, never a shell string), the link cut (its host end set down) and
+// nsenter (argv, never a shell string), the link cut (its host end set down) and
 // restored, and everything removed when done, namespaces left by a test that died included.
 import {
   execFile,
@@ -102,10 +102,19 @@ export class NetNamespace {
     await inside("link", "set", "lo", "up");
   }
 
-  /** Runs `argv` inside the namespace; it is killed when the namespace is removed. */
-  spawn(argv: readonly string[]): ChildProcessWithoutNullStreams {
-    const child = spawn("ip", ["netns", "exec", this.name, ...argv], {
+  /**
+   * Runs `argv` inside the namespace (in `options.cwd`, with `options.env` as its whole
+   * environment when given); it is killed when the namespace is removed.
+   */
+  spawn(
+    argv: readonly string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  ): ChildProcessWithoutNullStreams {
+    // nsenter enters the network namespace alone; `ip netns exec` would also mount a sysfs of
+    // the namespace's own over /sys, hiding the cgroup file system a sandbox's bounds need.
+    const child = spawn("nsenter", [`--net=/run/netns/${this.name}`, "--", ...argv], {
       stdio: ["pipe", "pipe", "pipe"],
+      ...options,
     });
     this.#children.push(child);
     return child;

@@ -1,5 +1,5 @@
 // What a worker keeps of a finished run in the fleet: the verified result files and the cleaned
-// guest log, each under TASK_OBJECTS.result(id, name), uploaded before the terminal record is
+// guest log, each under TASK_OBJECTS.result(id, attempt, name), uploaded before the terminal record is
 // written, so a task that reads finished in the fleet has its results there.
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,6 +19,7 @@ export const RESULT_OBJECT_NAMES: readonly string[] = [...RESULT_FILE_NAMES, HOS
 export async function uploadResults(
   objects: ObjectStore,
   id: string,
+  attempt: number,
   resultsDir: string,
 ): Promise<string[]> {
   const uploaded: string[] = [];
@@ -26,7 +27,7 @@ export async function uploadResults(
     const path = join(resultsDir, name);
     const stat = await lstat(path).catch(() => undefined);
     if (stat?.isFile() !== true) continue;
-    await putFile(objects, TASK_OBJECTS.result(id, name), path);
+    await putFile(objects, TASK_OBJECTS.result(id, attempt, name), path);
     uploaded.push(name);
   }
   return uploaded;

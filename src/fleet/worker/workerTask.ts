@@ -138,7 +138,8 @@ export async function runWorkerTask(
       return await finishInFleet(attachment, input);
     }
     if (outcome.kind === "finished") {
-      await uploadResults(ctx.fleet.objects, id, taskLayout(ctx.local.dataDir, id).results);
+      const results = taskLayout(ctx.local.dataDir, id).results;
+      await uploadResults(ctx.fleet.objects, id, attachment.attempt, results);
       return await finishInFleet(attachment, fleetEndOf(outcome.terminal));
     }
     await handBack(ctx.fleet, attachment);
