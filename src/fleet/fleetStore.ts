@@ -81,6 +81,7 @@ import { QueuedTask } from "./queuedTask.js";
 import { dropWaitEdge, registerWaitEdge, type WaitEdgeEntry } from "./waitEdges.js";
 import { KEYS, openLayout, QUEUE_CONSUMER } from "./layout.js";
 import { connectFleet } from "./fleetConnection.js";
+import { outlasting } from "./streamReads.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 import {
   changeRun,
@@ -250,7 +251,9 @@ export class FleetStore implements TaskStore {
     if (parent !== undefined) await ctx.layout.kv.put(KEYS.child(parent.id, id), encode(""));
     // Queued before the spec exists, so a creator that dies between the two leaves an id the
     // queue drops (see nextToRun), never a task that is listed but never run.
-    await ctx.js.publish(ctx.layout.names.queueSubject, id);
+    // Asked again through an election (no responders: nothing was stored); a second copy of
+    // the id on the queue would be harmless, a worker drops an id it cannot lease.
+    await outlasting(() => ctx.js.publish(ctx.layout.names.queueSubject, id));
     await ctx.layout.kv.create(KEYS.spec(id), encode(spec));
     // A cancel of the parent that walked its children before this entry existed: this task
     // takes the parent's request itself.

@@ -37,6 +37,8 @@ export async function bucketKeys(ctx: FleetContext, filter: string): Promise<str
 export function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (["TimeoutError", "NoRespondersError"].includes(error.name)) return true;
+  // A publish through an election says "jetstream is not enabled" with no responders as its cause.
+  if (error.cause !== undefined && isTransient(error.cause)) return true;
   return /timeout|no responders|temporarily unavailable/i.test(error.message);
 }
 
