@@ -3,15 +3,14 @@
 // each event reached it; the baseline is the same through the filesystem store (tasks.watch,
 // woken by fs.watch), measured in the same run.
 // Run: node --import tsx bench/fleetWatch.ts [--quick]
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { FleetStore } from "../src/fleet/index.js";
 import { Tasks, type TaskAttachment, type TaskStore } from "../src/store/index.js";
 import { NatsServer } from "../test/support/natsServer.js";
+import { startLatencyReader } from "./support/latencyReader.js";
 import { fmt, median, percentile, quick } from "./support/storeSetup.js";
 
 const EVENTS = quick ? 100 : 300;
@@ -45,22 +44,7 @@ async function reader(kind: Kind, where: string, id: string): Promise<void> {
 }
 
 function startReader(kind: Kind, where: string, id: string) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", import.meta.filename, "--reader", kind, where, id],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const latencies: number[] = [];
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((r) => (onReady = r));
-  const finished = new Promise<number[]>((resolve) => {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (line === "ready") onReady();
-      else if (line === "done") resolve(latencies);
-      else latencies.push(Number(line));
-    });
-  });
-  return { ready, finished };
+  return startLatencyReader(import.meta.filename, [kind, where, id]);
 }
 
 async function session(kind: Kind, where: string): Promise<number[]> {

@@ -2,13 +2,12 @@
 // fs.watch) against a reader in another process that polls the file every 100 ms, both
 // following the same events as they are written at random intervals.
 // Run: node --import tsx bench/storeWatch.ts [--quick]
-import { spawn } from "node:child_process";
 import { open, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Tasks } from "../src/store/index.js";
+import { startLatencyReader } from "./support/latencyReader.js";
 import { fmt, median, percentile, quick } from "./support/storeSetup.js";
 
 const EVENTS = quick ? 100 : 300;
@@ -53,24 +52,7 @@ async function reader(kind: string, dataDir: string, id: string): Promise<void> 
 }
 
 function startReader(kind: string, dataDir: string, id: string) {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", import.meta.filename, "--reader", kind, dataDir, id],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const latencies: number[] = [];
-  let onReady: () => void = () => undefined;
-  const ready = new Promise<void>((r) => (onReady = r));
-  const finished = new Promise<number[]>((resolve) => {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (line === "ready") onReady();
-      else if (line === "done") resolve(latencies);
-      else latencies.push(Number(line));
-    });
-  });
-  return { ready, finished };
+  return startLatencyReader(import.meta.filename, [kind, dataDir, id]);
 }
 
 async function session(): Promise<{ watch: number[]; poll: number[] }> {
