@@ -3,13 +3,13 @@
 // allowing a tool for the rest of the run. The prompt on a real pseudo-terminal is tested in
 // test/e2e/approvalPrompt.test.ts.
 import assert from "node:assert/strict";
-import { EventEmitter } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { mayPrompt, promptApprovals, promptKey } from "../../src/cli/approvalPrompt.js";
 import { Tasks, type Attachment } from "../../src/store/index.js";
+import { FakeInput, until } from "../support/fakeTerminal.js";
 
 test("y allows, n denies, a allows the tool from now on, ? helps, Ctrl-C interrupts", () => {
   assert.deepEqual(promptKey("y"), { kind: "answer", decision: "allow", always: false });
@@ -28,24 +28,6 @@ test("a run prompts only with a terminal on stdin and stderr, and never with --j
   assert.equal(mayPrompt(tty, tty, { json: true }), false);
   assert.equal(mayPrompt(tty, tty, { quiet: true }), false);
 });
-
-/** A terminal's input that records its raw mode and types the keys it is given. */
-class FakeInput extends EventEmitter {
-  raw = false;
-  setRawMode(raw: boolean): void {
-    this.raw = raw;
-  }
-  resume(): void {}
-  pause(): void {}
-  type(keys: string): void {
-    this.emit("data", Buffer.from(keys));
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(await check(), "it happened in time");
-}
 
 test("a allows this call and every later call of the same tool without asking; others still ask", async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "warden-prompt-"));

@@ -11,6 +11,7 @@ import { FleetStore, putFile, submitTask, TASK_OBJECTS } from "../../src/fleet/i
 import { cleanEnv, runCli, workspace, type Workspace } from "../e2e/fixtures.js";
 import { git, gitWithInput } from "../host/fixtures.js";
 import { CLI_NOT_BUILT } from "../support/cliSuite.js";
+import { withForgedPrerequisite } from "../support/forgedBundle.js";
 import { NatsServer, natsServerMissing } from "../support/natsServer.js";
 
 const skip = natsServerMissing() || CLI_NOT_BUILT;
@@ -108,17 +109,8 @@ describe("a fleet's task's changes on the client", { skip }, () => {
     await git(orphan, "commit", "--quiet", "-m", "unrelated");
     const whole = join(ws.root, "unrelated.bundle");
     await git(orphan, "bundle", "create", "--quiet", whole, "refs/heads/warden/task");
-    const bytes = await readFile(whole);
-    const firstLine = bytes.indexOf("\n") + 1;
     const forged = join(ws.root, "forged.bundle");
-    await writeFile(
-      forged,
-      Buffer.concat([
-        bytes.subarray(0, firstLine),
-        Buffer.from(`-${ws.head} base\n`),
-        bytes.subarray(firstLine),
-      ]),
-    );
+    await withForgedPrerequisite(whole, ws.head, forged);
     const head = await git(orphan, "rev-parse", "HEAD");
     await assertRefused(await endedWith(forged, head), /does not descend from the base/);
   });

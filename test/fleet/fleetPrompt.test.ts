@@ -1,26 +1,10 @@
 // The foreground prompt of `run` answers a fleet task's permission requests as it answers a
 // local task's: the worker's request is read from the fleet, and the answer written there.
-import assert from "node:assert/strict";
-import { EventEmitter } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { promptApprovals } from "../../src/cli/approvalPrompt.js";
 import { FleetStore } from "../../src/fleet/index.js";
+import { FakeInput, until } from "../support/fakeTerminal.js";
 import { NatsServer, natsServerMissing } from "../support/natsServer.js";
-
-/** A terminal's input that types the keys it is given. */
-class FakeInput extends EventEmitter {
-  setRawMode(): void {}
-  resume(): void {}
-  pause(): void {}
-  type(keys: string): void {
-    this.emit("data", Buffer.from(keys));
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(await check(), "it happened in time");
-}
 
 describe("the foreground prompt of a fleet's task", { skip: natsServerMissing() }, () => {
   let server: NatsServer;

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { verifyChanges, type BundleFacts } from "../../src/host/verifyChanges.js";
 import { git, hostFixture, type HostFixture } from "./fixtures.js";
+import { withForgedPrerequisite } from "../support/forgedBundle.js";
 
 let fx: HostFixture;
 let work: string;
@@ -99,17 +100,8 @@ test("a bundle of an unrelated history is refused, even when it names the base a
   // The same history with the base written in as its prerequisite passes the header check and
   // git's fetch, and is refused because its head does not descend from the base.
   await git(work, "bundle", "create", "--quiet", whole, "refs/heads/warden/task");
-  const bytes = await readFile(whole);
-  const firstLine = bytes.indexOf("\n") + 1;
   const forged = join(fx.root, "forged.bundle");
-  await writeFile(
-    forged,
-    Buffer.concat([
-      bytes.subarray(0, firstLine),
-      Buffer.from(`-${fx.head} base\n`),
-      bytes.subarray(firstLine),
-    ]),
-  );
+  await withForgedPrerequisite(whole, fx.head, forged);
   const facts = await verify(forged);
   assert.equal(facts.kind, "refused");
   assert.match(refusal(facts), /does not descend from the base/);
