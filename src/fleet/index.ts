@@ -26,7 +26,6 @@ export {
   parseLabels,
   RESULT_OBJECT_NAMES,
   BadBaseBundleError,
-  BadWorkerLabelError,
   WorkerBusyError,
   type WorkerNews,
   type TaskEnd,

@@ -55,6 +55,14 @@ export class TaskNotFinishedError extends HostError {
   readonly exitClass = "operational";
 }
 
+/** A label (`worker --label`, `run --require`) that is not NAME=VALUE with a label's name and value. */
+export class BadLabelError extends HostError {
+  static override readonly hint =
+    "write each label as NAME=VALUE: letters, digits, . _ - in the name, at most 256 bytes of value";
+  readonly code: string = "BAD_LABEL";
+  readonly exitClass = "usage";
+}
+
 /** An option of `create` or `run` that is not a usable value. */
 export class BadTaskOptionError extends HostError {
   readonly code: string = "BAD_OPTION";

@@ -7,6 +7,7 @@ export {
   type CreatedTask,
 } from "./createTask.js";
 export { bundleBase } from "./bundleBase.js";
+export { parseLabelWords, type Labels } from "./labelWords.js";
 export { executeTask, type ExecuteOutcome } from "./executeTask.js";
 export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
 export { SandboxCheckMemo } from "../sandbox/index.js";
@@ -49,6 +50,7 @@ export {
   NoChangesError,
   TaskNotFinishedError,
   BadTaskOptionError,
+  BadLabelError,
   BadRepoError,
   BadObjectsError,
   BranchExistsError,

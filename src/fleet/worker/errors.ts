@@ -10,14 +10,6 @@ export class BadBaseBundleError extends WardenError {
   readonly exitClass = "operational";
 }
 
-/** A `--label` that is not NAME=VALUE with a label's name and value. */
-export class BadWorkerLabelError extends WardenError {
-  static override readonly hint =
-    "write each label as NAME=VALUE: letters, digits, . _ - in the name, at most 256 bytes of value";
-  readonly code: string = "BAD_LABEL";
-  readonly exitClass = "usage";
-}
-
 /** A second worker on a data directory whose worker directory another worker holds. */
 export class WorkerBusyError extends WardenError {
   static override readonly hint =

@@ -3,5 +3,5 @@ export { Worker, type WorkerNews, type WorkerSettings } from "./worker.js";
 export { openWorkerDir, workerPaths, type WorkerDir } from "./workerDir.js";
 export { parseLabels, missingLabels, type Labels } from "./labels.js";
 export { RESULT_OBJECT_NAMES } from "./resultObjects.js";
-export { BadBaseBundleError, BadWorkerLabelError, WorkerBusyError } from "./errors.js";
+export { BadBaseBundleError, WorkerBusyError } from "./errors.js";
 export type { TaskEnd } from "./workerTask.js";

@@ -1,30 +1,12 @@
 // A worker's labels and a task's required ones (`settings.require`): a worker runs a task only
 // when it has every label the task requires, with the same value. Pure.
-import { LABEL_NAME, MAX_LABEL_VALUE_BYTES } from "../../host/index.js";
-import { BadWorkerLabelError } from "./errors.js";
+import { parseLabelWords, type Labels } from "../../host/index.js";
 
-export type Labels = Readonly<Record<string, string>>;
+export type { Labels };
 
-/** Parses `--label NAME=VALUE` words into labels; a name given twice is refused. */
+/** Parses `--label NAME=VALUE` words into the worker's labels. */
 export function parseLabels(words: readonly string[]): Labels {
-  const labels: Record<string, string> = {};
-  for (const word of words) {
-    const at = word.indexOf("=");
-    const name = at < 0 ? word : word.slice(0, at);
-    const value = at < 0 ? undefined : word.slice(at + 1);
-    if (
-      value === undefined ||
-      !LABEL_NAME.test(name) ||
-      Buffer.byteLength(value) > MAX_LABEL_VALUE_BYTES
-    ) {
-      throw new BadWorkerLabelError(`--label ${JSON.stringify(word)} is not NAME=VALUE`);
-    }
-    if (Object.hasOwn(labels, name)) {
-      throw new BadWorkerLabelError(`--label ${name} is given twice`);
-    }
-    labels[name] = value;
-  }
-  return labels;
+  return parseLabelWords(words, "--label");
 }
 
 /**
