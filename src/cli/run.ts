@@ -9,7 +9,6 @@ import { parseRequire } from "./requireLabels.js";
 import { warnUncommitted } from "./uncommittedWarning.js";
 import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
-import { runForeground } from "./foreground.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
 
@@ -97,6 +96,9 @@ export interface RunHow {
 /** Runs the task `run` or `rerun` just made: in the foreground, or in the background. */
 export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promise<void> {
   if (flags.detach !== true) {
+    // Running in the foreground needs most of warden's code (the sandboxes, the network gate,
+    // the agents), which `run --detach` and `run --help` do not.
+    const { runForeground } = await import("./foreground.js");
     try {
       process.exitCode = await runForeground(tasks, id, {
         json: flags.json === true,

@@ -129,7 +129,7 @@ export async function storeAddress(flag: string | undefined, env: Env): Promise<
   if (flag === LOCAL_STORE) return { kind: "local" };
   if (!(await mayNameStore(userConfigPath(env)))) return planStoreAddress(flag, env, undefined);
   const { userStoreSetting } = await import("../config/index.js");
-  return planStoreAddress(flag, env, userStoreSetting(env));
+  return planStoreAddress(flag, env, await userStoreSetting(env));
 }
 
 /** A `store:` value as `warden config` shows it: the URL without its password, and no password. */

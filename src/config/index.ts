@@ -20,11 +20,11 @@ export interface LoadOptions {
 /** Reads the user's file and (given a repository) the repository's, and merges them. */
 export async function loadConfig(options: LoadOptions = {}): Promise<Config> {
   const userPath = userConfigPath(options.env ?? process.env);
-  const user = { path: userPath, file: readConfigFile(userPath) };
+  const user = { path: userPath, file: await readConfigFile(userPath) };
   const repoPath =
     options.repo === undefined ? undefined : await repositoryConfigPath(options.repo);
   const repository =
-    repoPath === undefined ? undefined : { path: repoPath, file: readConfigFile(repoPath) };
+    repoPath === undefined ? undefined : { path: repoPath, file: await readConfigFile(repoPath) };
   return mergeConfig({
     user,
     ...(repository === undefined ? {} : { repository }),

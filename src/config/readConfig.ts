@@ -5,7 +5,6 @@ import { execFile } from "node:child_process";
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { parse } from "yaml";
 import type { z } from "zod";
 import { cleanLine } from "../protocol/index.js";
 import { openNoFollowSync } from "../store/index.js";
@@ -84,13 +83,18 @@ function issueText(error: z.ZodError): string {
   return key === "" ? cleanLine(issue.message) : `${cleanLine(key)} ${cleanLine(issue.message)}`;
 }
 
-/** Reads and checks one config file; undefined when it does not exist. An empty file is `{}`. */
-export function readConfigFile(path: string): ConfigFile | undefined {
+/**
+ * Reads and checks one config file; undefined when it does not exist. An empty file is `{}`.
+ * The YAML parser loads only when there is a file to parse: it is a quarter of a megabyte that
+ * every command reading the config would otherwise compile, with no file at all.
+ */
+export async function readConfigFile(path: string): Promise<ConfigFile | undefined> {
   const bytes = readBounded(path);
   if (bytes === undefined) return undefined;
+  const { parseYaml } = await import("./parseYaml.js");
   let document: unknown;
   try {
-    document = parse(bytes.toString("utf8"));
+    document = parseYaml(bytes.toString("utf8"));
   } catch (error) {
     // The parser's first line says what and where; the lines after it draw the place.
     const what = (error instanceof Error ? error.message : String(error))

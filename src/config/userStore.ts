@@ -8,10 +8,10 @@ import { readConfigFile, userConfigPath } from "./readConfig.js";
 export type StoreSetting = NonNullable<ConfigValues["store"]>;
 
 /** The user's `store:` and the file it is in; undefined when the user's file names none. */
-export function userStoreSetting(
+export async function userStoreSetting(
   env: Readonly<Record<string, string | undefined>>,
-): { setting: StoreSetting; file: string } | undefined {
+): Promise<{ setting: StoreSetting; file: string } | undefined> {
   const file = userConfigPath(env);
-  const setting = readConfigFile(file)?.values.store;
+  const setting = (await readConfigFile(file))?.values.store;
   return setting === undefined ? undefined : { setting, file };
 }

@@ -25,7 +25,7 @@ import { SandboxCgroup } from "./sandboxCgroup.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 import { SANDBOX_LIMITS } from "./limits.js";
 import { activeLimits, type SandboxLimits, type SandboxRequest } from "./sandboxRequest.js";
-import { spawnCommand, type SpawnedCommand } from "./spawnCommand.js";
+import { spawnCommand, stderrUntilExit, type SpawnedCommand } from "./spawnCommand.js";
 
 const run = promisify(execFile);
 
@@ -323,7 +323,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     const initPid = await readChildPid(spawned);
     if (initPid === null) {
       killQuietly(spawned.pid);
-      const [text] = await Promise.all([readAll(spawned.stderr), spawned.exited]);
+      const text = await stderrUntilExit(spawned, SANDBOX_LIMITS.stderrAfterExitMs);
       await cgroup?.remove();
       throw new SandboxStartError(
         `bubblewrap could not make the sandbox: ${cleanLine(text.trim())}`,

@@ -1,6 +1,7 @@
 // Every number the sandboxes are built with, in one place, with the reason beside it.
 
-const MiB = 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
 
 export const SANDBOX_LIMITS = {
@@ -66,10 +67,18 @@ export const SANDBOX_LIMITS = {
   /** /dev/shm: POSIX shared memory for the few tools that use it. */
   shmBytes: 64 * MiB,
   /**
-   * From spawning bwrap to its report that the namespaces exist. It takes about 10 ms here; a
-   * bwrap that has not reported after this long is stuck (an unreadable bind on a hung mount).
+   * From spawning bwrap to its report that the namespaces exist. It takes about 10 ms on an idle
+   * machine, and up to 9 s on two cores starting a hundred sandboxes at once; a bwrap that has
+   * not reported after this long is stuck (an unreadable bind on a hung mount).
    */
-  setupMs: 10_000,
+  setupMs: 60_000,
+  /**
+   * After a bwrap that failed to make its sandbox has exited, how long its stderr may stay open
+   * (held by a process it started) before warden reports the failure with what it has read.
+   */
+  stderrAfterExitMs: 1_000,
+  /** The most of a failed bwrap's stderr kept for the error (it is one line once cleaned). */
+  failureTextBytes: 16 * KiB,
   /**
    * How long stop() looks for the runner's process right after start, before it gives up on a
    * polite SIGTERM and kills the sandbox at once. bwrap forks the runner microseconds after setup.

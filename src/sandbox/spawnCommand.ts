@@ -1,6 +1,7 @@
 // Starts a rendered command: argv only, a clean environment, and the extra descriptors it names.
 import { spawn, type ChildProcess } from "node:child_process";
 import { Duplex, type Readable } from "node:stream";
+import { SANDBOX_LIMITS } from "./limits.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 
 export interface SpawnedCommand {
@@ -56,4 +57,33 @@ export async function spawnCommand(
     throw new Error("the spawned process has no pid or no pipes");
   }
   return { child, pid, stdout, stderr, exited, fds };
+}
+
+/**
+ * What the command wrote to stderr by its exit, at most SANDBOX_LIMITS.failureTextBytes. A
+ * process it started may outlive it holding the stream open, so the end of the stream is awaited
+ * at most `graceMs` after the exit: a failed start must end, not wait on what it left behind.
+ */
+export async function stderrUntilExit(spawned: SpawnedCommand, graceMs: number): Promise<string> {
+  let text = "";
+  const onData = (chunk: Buffer): void => {
+    if (text.length < SANDBOX_LIMITS.failureTextBytes) text += chunk.toString("utf8");
+  };
+  spawned.stderr.on("data", onData);
+  const ended = new Promise<void>((resolve) => {
+    spawned.stderr.once("end", resolve);
+    spawned.stderr.once("close", resolve);
+  });
+  await spawned.exited;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    ended,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  spawned.stderr.off("data", onData);
+  spawned.stderr.destroy();
+  return text.slice(0, SANDBOX_LIMITS.failureTextBytes);
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { classifyAddress, describeClass } from "../../src/egress/classifyAddress.js";
-import { inCidr, parseCidr, parseIp } from "../../src/egress/ipAddress.js";
+import { cidr, inCidr, parseCidr, parseIp } from "../../src/egress/ipAddress.js";
 
 // Each row: an address, the class it must get, and (for IPv6 that carries IPv4) how.
 const REFUSED: readonly (readonly [string, string, string?])[] = [
@@ -155,5 +155,31 @@ describe("addresses and blocks", () => {
     assert.ok(parseCidr("fd00::/8"));
     assert.ok(parseCidr("0.0.0.0/0"));
     assert.ok(parseCidr("10.1.2.3/32"));
+  });
+
+  test("a table's block reads as parseCidr reads the same text, and a typo in one throws", () => {
+    const blocks = [
+      "0.0.0.0/8",
+      "100.64.0.0/10",
+      "255.255.255.255/32",
+      "::/128",
+      "::1/128",
+      "::ffff:0:0/96",
+      "64:ff9b:1::/48",
+      "2001:db8::/32",
+      "fe80::/10",
+      "2000::/3",
+    ];
+    for (const text of blocks) assert.deepEqual(cidr(text), parseCidr(text), text);
+    for (const typo of [
+      "10.0.0.1/8",
+      "10.0.0/8",
+      "fd00::1/8",
+      "fd00::/129",
+      "1O.0.0.0/8",
+      "10.0.0.0",
+    ]) {
+      assert.throws(() => cidr(typo), /not a CIDR block/, typo);
+    }
   });
 });
