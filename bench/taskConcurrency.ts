@@ -1,7 +1,9 @@
 // Many tasks at once on this machine: 100 no-op tasks (`true`) started together in one process,
 // each in its own bwrap sandbox with its own network gate, in tasks per minute; against the same
-// number of `git bundle create` + `git clone` + `true` pipelines run together. The process shares
-// one memo of sandbox checks among its tasks, as a process that runs many tasks does.
+// number of `git bundle create` + `git clone` + `true` pipelines run together, and as many
+// `node -e 0` started together (each task starts its runner, a Node process, in its sandbox: no
+// rate above that one is in reach). The process shares one memo of sandbox checks among its
+// tasks, as a process that runs many tasks does. The CPU per task counts the whole machine.
 // With --trace, each task's phases are timed (WARDEN_TRACE) and the median and slowest of each
 // are printed, to show where the tasks wait for each other.
 // Run: npm run build && node --import tsx bench/taskConcurrency.ts [--quick] [--trace]
@@ -62,6 +64,25 @@ async function task(): Promise<string> {
 /** The unit of the CPU times in /proc/self/stat (USER_HZ, 100 on every Linux architecture). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/**
+ * CPU time, in ms, the whole machine spent (from /proc/stat): a sandbox's processes are reaped
+ * inside its own PID namespace, so the children's times of /proc/self/stat miss most of them.
+ */
+async function machineCpuMs(): Promise<number> {
+  const fields = (await readFile("/proc/stat", "utf8")).split("\n")[0]?.trim().split(/\s+/) ?? [];
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+  const [user, nice, system, , , irq, softirq, steal] = fields.slice(1).map(Number);
+  const busy = [user, nice, system, irq, softirq, steal].reduce<number>((a, b) => a + (b ?? 0), 0);
+  return (busy * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** N `node -e 0` at once: the floor of anything that starts a Node process per task. */
+async function nodeStarts(count: number): Promise<number> {
+  const started = performance.now();
+  await Promise.all(Array.from({ length: count }, () => run(process.execPath, ["-e", "0"])));
+  return performance.now() - started;
+}
+
 /** CPU time, in ms, of this process and of the children it has waited for (from /proc). */
 async function cpuMs(): Promise<{ own: number; children: number }> {
   const fields = (await readFile("/proc/self/stat", "utf8")).split(") ")[1]?.split(" ") ?? [];
@@ -77,11 +98,14 @@ try {
   let started = performance.now();
   await Promise.all(Array.from({ length: TASKS }, (_, i) => pipeline(i)));
   const baseMs = performance.now() - started;
+  const nodeMs = await nodeStarts(TASKS);
   const cpuBefore = await cpuMs();
+  const machineBefore = await machineCpuMs();
   started = performance.now();
   const states = await Promise.all(Array.from({ length: TASKS }, () => task()));
   const taskMs = performance.now() - started;
   const cpuAfter = await cpuMs();
+  const machineAfter = await machineCpuMs();
   const succeeded = states.filter((s) => s === "succeeded").length;
   const base = perMinute(TASKS, baseMs);
   const warden = perMinute(succeeded, taskMs);
@@ -93,7 +117,10 @@ try {
     `  warden no-op tasks in bwrap (${succeeded} succeeded) ${(taskMs / 1000).toFixed(1).padStart(6)} s  ${warden.toFixed(0).padStart(6)} per minute   ratio ${(warden / base).toFixed(2)}x`,
   );
   console.log(
-    `  CPU per task: ${((cpuAfter.own - cpuBefore.own) / TASKS).toFixed(0)} ms in this process, ${((cpuAfter.children - cpuBefore.children) / TASKS).toFixed(0)} ms in its children (git, bwrap, the runner)`,
+    `  node -e 0, as many at once (a Node start per task: the ceiling) ${(nodeMs / 1000).toFixed(1).padStart(6)} s  ${perMinute(TASKS, nodeMs).toFixed(0).padStart(6)} per minute`,
+  );
+  console.log(
+    `  CPU per task: ${((cpuAfter.own - cpuBefore.own) / TASKS).toFixed(0)} ms in this process, ${((cpuAfter.children - cpuBefore.children) / TASKS).toFixed(0)} ms in the children it reaped, ${((machineAfter - machineBefore) / TASKS).toFixed(0)} ms of the whole machine`,
   );
   if (traced) await printPhases(join(root, "trace.jsonl"));
 } finally {

@@ -1,6 +1,11 @@
 // `warden run`: create a task and run it, in the foreground or (--detach) in the background.
 import type { Command } from "commander";
-import { createTask, SandboxCheckMemo, type CreateTaskInput } from "../host/index.js";
+import {
+  createTask,
+  keptSandboxChecks,
+  SandboxCheckMemo,
+  type CreateTaskInput,
+} from "../host/index.js";
 import type { Tasks } from "../store/index.js";
 import { UsageError } from "./cliErrors.js";
 import { collect, openStore } from "./context.js";
@@ -75,7 +80,9 @@ export function registerRun(program: Command): void {
 async function runHere(tasks: Tasks, input: CreateTaskInput, flags: RunFlags): Promise<void> {
   // What running it needs of this host is checked before the task is written; the attach
   // that follows at once takes the sandbox's check from the memo instead of a second trial.
-  const sandboxOptions = { checks: new SandboxCheckMemo() };
+  const sandboxOptions = {
+    checks: new SandboxCheckMemo({ passes: keptSandboxChecks(tasks.dataDir) }),
+  };
   const { summary, start } = await createTask(tasks, input, {
     env: process.env,
     sandboxOptions,

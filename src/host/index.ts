@@ -11,6 +11,7 @@ export { parseLabelWords, type Labels } from "./labelWords.js";
 export { executeTask, type ExecuteOutcome } from "./executeTask.js";
 export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
 export { SandboxCheckMemo } from "../sandbox/index.js";
+export { keptSandboxChecks } from "./keptSandboxChecks.js";
 export {
   fetchTask,
   diffTask,

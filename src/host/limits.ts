@@ -86,6 +86,11 @@ export const HOST_LIMITS = {
   /** How often a task waiting for the history cache's lock tries it again. */
   historyLockPollMs: 50,
   /**
+   * The most a kept sandbox check may hold (sandboxChecks.ts): its key and the check's one-line
+   * detail are a few hundred bytes; a larger file is not one warden wrote, and is not read.
+   */
+  keptCheckBytes: 64 * 1024,
+  /**
    * Files and directories a history cache may hold. Each base adds a pack, its index and a
    * tag; a cache past this is not one warden made, and is rebuilt rather than walked further.
    */

@@ -12,6 +12,7 @@ import {
 import { AGENT_PROFILES, cleanLine, type AgentName } from "../protocol/index.js";
 import {
   sandboxBackend,
+  SandboxCheckMemo,
   SandboxUnavailableError,
   type SandboxBackend,
   type SandboxBackendOptions,
@@ -33,6 +34,7 @@ import {
   noHostSettings,
 } from "./errors.js";
 import { HOST_LIMITS } from "./limits.js";
+import { keptSandboxChecks } from "./keptSandboxChecks.js";
 import { guestProgram, type GuestProgram } from "./guestProgram.js";
 import { readHostSettings, type HostSettings } from "./hostSettings.js";
 
@@ -161,11 +163,18 @@ export type LaunchChecks = Omit<Preflight, "spec">;
 export async function checkLaunch(
   host: HostSettings,
   env: Readonly<Record<string, string | undefined>>,
-  options: { sandboxOptions?: SandboxBackendOptions },
+  options: { sandboxOptions?: SandboxBackendOptions; dataDir?: string },
 ): Promise<LaunchChecks> {
   const backend = sandboxBackend(host.sandbox, options.sandboxOptions);
   const approval = approvalPlan(host, backend.name);
-  const check = await (options.sandboxOptions?.checks?.check(backend) ?? backend.check());
+  // Without a memo of the caller's, a pass another process kept in the data directory serves
+  // (the background run of `run --detach`, `start` soon after `create`).
+  const checks =
+    options.sandboxOptions?.checks ??
+    (options.dataDir === undefined
+      ? undefined
+      : new SandboxCheckMemo({ passes: keptSandboxChecks(options.dataDir) }));
+  const check = await (checks?.check(backend) ?? backend.check());
   if (!check.ok) {
     throw new SandboxUnavailableError(
       `the sandbox ${host.sandbox} cannot run here: ${cleanLine(check.why)}`,
@@ -198,5 +207,8 @@ export async function preflight(
   if (repo === undefined || base === undefined) {
     throw new NotAHostTaskError(noHostSettings(id, "its spec names no repository or start commit"));
   }
-  return { ...(await checkLaunch(host, env, options)), spec: { ...spec, repo, base } };
+  return {
+    ...(await checkLaunch(host, env, { ...options, dataDir: tasks.dataDir })),
+    spec: { ...spec, repo, base },
+  };
 }

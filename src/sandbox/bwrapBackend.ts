@@ -25,6 +25,7 @@ import { SandboxCgroup } from "./sandboxCgroup.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 import { SANDBOX_LIMITS } from "./limits.js";
 import { activeLimits, type SandboxLimits, type SandboxRequest } from "./sandboxRequest.js";
+import { bwrapCheckKey } from "./bwrapCheckKey.js";
 import { spawnCommand, stderrUntilExit, type SpawnedCommand } from "./spawnCommand.js";
 
 const run = promisify(execFile);
@@ -184,6 +185,10 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
   private cgroupHost(): Promise<CgroupHost> {
     this.cgroups ??= probeCgroupHost(this.options);
     return this.cgroups;
+  }
+
+  checkKey(): Promise<string | undefined> {
+    return bwrapCheckKey(this.host);
   }
 
   async check(): Promise<BackendCheck> {

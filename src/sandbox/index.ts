@@ -8,7 +8,12 @@ export {
 } from "./sandboxBackends.js";
 export type { SandboxBackend, SandboxName, SandboxExit, RunningSandbox } from "./sandboxBackend.js";
 export type { SandboxRequest } from "./sandboxRequest.js";
-export { SandboxCheckMemo } from "./sandboxCheckMemo.js";
+export {
+  SandboxCheckMemo,
+  type CheckMemoOptions,
+  type CheckPass,
+  type CheckPasses,
+} from "./sandboxCheckMemo.js";
 export {
   SandboxUnavailableError,
   BadSandboxRequestError,

@@ -54,6 +54,12 @@ export interface SandboxBackend<P extends SandboxPlan = SandboxPlan> {
   readonly isolated: boolean;
   check(): Promise<BackendCheck>;
   /**
+   * What a pass of check() depends on, as one text, so that a pass one process made can serve
+   * another (SandboxCheckMemo's kept passes) while the text is the same; undefined, or no such
+   * method, when a pass is never kept.
+   */
+  checkKey?(): Promise<string | undefined>;
+  /**
    * Refuses, with BoundUnavailableError and a hint, bounds this machine cannot apply (the
    * defaults where `limits` gives none), so a task can be refused before it is attached.
    */

@@ -50,7 +50,7 @@ describe("the memo of sandbox checks", () => {
 
   test("a pass older than the reuse time is checked again", async () => {
     let now = 1_000;
-    const memo = new SandboxCheckMemo(() => now, 60_000);
+    const memo = new SandboxCheckMemo({ now: () => now, maxAgeMs: 60_000 });
     const { backend, checks } = counted(sandboxBackend("none"));
     await memo.check(backend);
     now += 60_000;
