@@ -87,8 +87,10 @@ async function runHere(tasks: Tasks, input: CreateTaskInput, flags: RunFlags): P
     env: process.env,
     sandboxOptions,
   });
-  await warnUncommitted(start.repo, start.base, input.command);
-  await runCreated(tasks, summary.id, { ...flags, sandboxOptions });
+  // The warning's look at the working tree (a git status) runs while the code that runs the
+  // task loads; it is printed before the run begins all the same.
+  const warned = warnUncommitted(start.repo, start.base, input.command);
+  await runCreated(tasks, summary.id, { ...flags, sandboxOptions }, warned);
 }
 
 /** What `run` and `rerun` share: the flags that say how a task they made is run. */
@@ -100,12 +102,20 @@ export interface RunHow {
   sandboxOptions?: { checks: SandboxCheckMemo };
 }
 
-/** Runs the task `run` or `rerun` just made: in the foreground, or in the background. */
-export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promise<void> {
+/**
+ * Runs the task `run` or `rerun` just made: in the foreground, or in the background; `before`
+ * (what is printed before the run begins) is awaited first.
+ */
+export async function runCreated(
+  tasks: Tasks,
+  id: string,
+  flags: RunHow,
+  before: Promise<void> = Promise.resolve(),
+): Promise<void> {
   if (flags.detach !== true) {
     // Running in the foreground needs most of warden's code (the sandboxes, the network gate,
     // the agents), which `run --detach` and `run --help` do not.
-    const { runForeground } = await import("./foreground.js");
+    const [{ runForeground }] = await Promise.all([import("./foreground.js"), before]);
     try {
       process.exitCode = await runForeground(tasks, id, {
         json: flags.json === true,
@@ -121,6 +131,7 @@ export async function runCreated(tasks: Tasks, id: string, flags: RunHow): Promi
     }
     return;
   }
+  await before;
   const detached = await detach(tasks, id);
   const view = detailsView(await tasks.get(id));
   if (flags.json === true) printJson({ ...view, detached: true, log: detached.log });
