@@ -47,6 +47,8 @@ export interface Runs {
   readonly tmpdir: string;
   readonly marker: string;
   readonly reapScope: (pgid: number) => ReapScope;
+  /** What the runner finishes of its own before the agent's leftovers are stopped. */
+  readonly settle?: () => Promise<void>;
   readonly warn: (text: string) => void;
   /** The task's timeout, which bounds all its runs together (0: none). */
   readonly timeoutMs: number;
@@ -125,6 +127,7 @@ function superviseRequest(runs: Runs, launch: AgentLaunch, timeoutMs: number): S
     append,
     stop: input.stop,
     reapScope: runs.reapScope,
+    ...(runs.settle === undefined ? {} : { settle: runs.settle }),
     progress: input.progress,
     trace: input.trace ?? NO_TRACE,
     io: runs.live.io(),

@@ -69,6 +69,8 @@ function resumeMessage(reason: ResumeReason, prompt: string): string {
 /** The checkpoints of a run, on a connection of their own, and how to end them. */
 export interface Checkpoints {
   readonly boundary: () => void;
+  /** The agent has exited: a checkpoint in progress finishes before its leftovers are stopped. */
+  readonly settle: () => Promise<void>;
   /** The agent has exited: the last checkpoint, then the connection closed. */
   readonly finish: () => Promise<void>;
 }
@@ -125,6 +127,7 @@ export async function startCheckpoints(
     boundary: () => {
       checkpointer.boundary();
     },
+    settle: () => checkpointer.settle(),
     finish: async () => {
       clearInterval(timer);
       try {

@@ -144,6 +144,7 @@ async function prepareAgent(
     tmpdir,
     marker,
     reapScope: reapScopeFor(input.ownPidNamespace, marker, warn),
+    ...(checkpoints === undefined ? {} : { settle: checkpoints.settle }),
     warn,
     timeoutMs: (settings.timeoutSeconds ?? 0) * 1000,
     startedAt: performance.now(),

@@ -86,6 +86,28 @@ export class Checkpointer {
   }
 
   /**
+   * The agent has exited and what it left behind is about to be stopped: reapStragglers stops
+   * every process of the sandbox outside the runner's own line, the git of a checkpoint in
+   * progress among them. That checkpoint is let finish first, within
+   * GUEST_CHECKPOINT_LIMITS.finalMs; none is scheduled again until the next turn boundary.
+   */
+  async settle(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#again = false;
+    const running = this.#running;
+    if (running === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      running,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, GUEST_CHECKPOINT_LIMITS.finalMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
    * The agent has exited: waits for the checkpoint in progress, then takes the last one at once
    * (the conversation's end, which a continuation resumes), within its bound. It is spared when
    * the last kept checkpoint began after the agent's last turn boundary and its session has not
@@ -135,7 +157,7 @@ export class Checkpointer {
       share: GUEST_CHECKPOINT_LIMITS.timeShare,
       minIntervalMs: GUEST_CHECKPOINT_LIMITS.minIntervalMs,
     });
-    const wait = Math.max(0, at - this.#now());
+    const wait = Math.max(GUEST_CHECKPOINT_LIMITS.boundaryDelayMs, at - this.#now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (this.#closed) return;

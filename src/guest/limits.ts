@@ -79,6 +79,13 @@ export const GUEST_CHECKPOINT_LIMITS = {
   timeShare: 0.1,
   /** Between two checkpoints at least this, however cheap: turn boundaries can come in bursts. */
   minIntervalMs: 1_000,
+  /**
+   * A turn boundary's checkpoint waits at least this: an agent's last boundary comes moments
+   * before it exits, and the checkpoint of its end (taken at once) then holds everything, where
+   * one begun at the boundary would be waited for and then taken again. A kill in this moment
+   * loses at most the turn that just ended, which the checkpoint before it does not hold.
+   */
+  boundaryDelayMs: 300,
   /** A command agent has no turns: its workspace is checkpointed on this timer instead. */
   commandIntervalMs: 60_000,
   /** One checkpoint's git work; past this it is given up, and the next boundary tries again. */

@@ -67,6 +67,11 @@ export interface SuperviseRequest {
   readonly stop: AbortSignal;
   /** Which processes count as the agent's once it has exited, given its process group. */
   readonly reapScope: (pgid: number) => ReapScope;
+  /**
+   * Awaited once the agent has exited and before its leftovers are stopped: the runner's own
+   * work on the workspace (a checkpoint in progress) finishes rather than be stopped with them.
+   */
+  readonly settle?: () => Promise<void>;
   readonly progress: (line: string) => void;
   readonly io?: AgentIo;
 }
@@ -96,6 +101,7 @@ export async function superviseAgent(request: SuperviseRequest): Promise<AgentPr
     "agent: run to its exit",
     awaitExit(request, agent.exited, stops),
   );
+  await trace.around("agent: settle the checkpoints", request.settle?.() ?? Promise.resolve());
   const reap = await trace.around("agent: reap stragglers", reapLeftovers(request, agent.pgid));
   const drained = await trace.around("agent: drain its output", drain(agent));
   return {

@@ -26,6 +26,7 @@ describe("the checkpoint as the agent ends", () => {
     t: TestContext,
     name: string,
     keepsSession: boolean,
+    now?: () => number,
   ): Promise<{ checkpointer: Checkpointer; host: FakeHost; session: string; workspace: string }> {
     const dir = join(root, name);
     const { repo: workspace, head: base } = await makeRepo(join(dir, "workspace"));
@@ -54,6 +55,7 @@ describe("the checkpoint as the agent ends", () => {
         throw new Error(`unexpected warning: ${text}`);
       },
       stop: new AbortController().signal,
+      ...(now === undefined ? {} : { now }),
     });
     return { checkpointer, host, session, workspace };
   }
@@ -94,6 +96,49 @@ describe("the checkpoint as the agent ends", () => {
     await checkpointer.final();
     assert.equal(host.checkpoints.length, 2);
     assert.notEqual(host.checkpoints[1]?.tip, undefined, "the last turn's file is in it");
+  });
+
+  test("a checkpoint in progress as the agent exits is let finish before its leftovers are stopped", async (t) => {
+    const { checkpointer, host } = await setUp(t, "settled", true);
+    checkpointer.boundary();
+    // The checkpoint has begun: its session reaches the host piece by piece before its end.
+    await host.waitFor((r) => r.request.op === "checkpoint.piece", 20_000);
+    assert.equal(host.checkpoints.length, 0);
+    await checkpointer.settle();
+    assert.equal(host.checkpoints.length, 1, "settle returned before the checkpoint was kept");
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1, "the kept one already holds the end");
+  });
+
+  test("settling with no checkpoint in progress cancels the one waiting for its turn", async (t) => {
+    let now = 0;
+    const { checkpointer, host } = await setUp(t, "cancelled", true, () => now);
+    await boundaryKept(checkpointer, host);
+    // The kept checkpoint's own bookkeeping ends a moment after the host's answer.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Long after the last checkpoint, the next boundary's checkpoint is due at once; the agent
+    // exits before its timer fires.
+    now = 3_600_000;
+    checkpointer.boundary();
+    await checkpointer.settle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(host.checkpoints.length, 1);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 2, "the end is still checkpointed");
+  });
+
+  test("an agent that exits just after its last turn boundary gets one checkpoint, of its end", async (t) => {
+    const { checkpointer, host, session } = await setUp(t, "quick-end", true);
+    checkpointer.boundary();
+    // As Claude Code does: the end's last lines reach the session a moment after the turn's
+    // boundary, and the agent exits a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await appendFile(session, '{"type":"result","n":2}\n');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await checkpointer.settle();
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1);
+    assert.match(host.checkpoints[0]?.session?.toString() ?? "", /"type":"result"/);
   });
 
   test("an agent that keeps no session gets no checkpoint at its end", async (t) => {
