@@ -115,6 +115,8 @@ export async function startCheckpoints(
     warn,
     stop: input.stop,
   });
+  // An agent that keeps a session is checkpointed at its end at the latest.
+  if (adapter.sessions !== undefined) checkpointer.prepare();
   // A command has no turns: a timer stands in for them.
   const timer =
     adapter.liveOutput === true

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../lang/index.js";
 import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
-import { checkpointWorkspace, type CheckpointRepo } from "./checkpointGit.js";
+import { checkpointWorkspace, openCheckpointRepo, type CheckpointRepo } from "./checkpointGit.js";
 import type { HostChannel } from "./hostChannel.js";
 import { GUEST_CHECKPOINT_LIMITS } from "./limits.js";
 
@@ -67,6 +67,8 @@ export class Checkpointer {
   #kept = 0;
   /** What the last kept checkpoint covered: the turn boundaries seen and the session's size. */
   #covered: { turn: number; sessionBytes: number } | undefined;
+  /** The checkpoint repository being made ahead of the first checkpoint (prepare). */
+  #repoReady: Promise<void> | undefined;
 
   constructor(input: CheckpointerInput) {
     this.#input = input;
@@ -210,11 +212,23 @@ export class Checkpointer {
     }
   }
 
+  /**
+   * Makes the runner's checkpoint repository now, while the agent runs, so that the first
+   * checkpoint (for an agent that keeps a session, at the latest its end) does not wait for it.
+   * A failure here is met again, and reported, by that checkpoint.
+   */
+  prepare(): void {
+    const { repo, gitEnv, stop } = this.#input;
+    const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
+    this.#repoReady ??= openCheckpointRepo(repo, { env: gitEnv, signal }).catch(() => undefined);
+  }
+
   async #send(): Promise<number> {
     const { channel, repo, gitEnv, scratch, stop } = this.#input;
     const file = join(scratch, "checkpoint.bundle");
     await rm(file, { force: true });
     const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
+    await this.#repoReady;
     const workspace = await checkpointWorkspace(repo, { env: gitEnv, signal }, file);
     const bundleBytes =
       workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);

@@ -2,6 +2,7 @@
 // real git workspace: the end is checkpointed only when the last kept checkpoint does not already
 // hold it, and an agent that keeps no session gets none.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,6 +140,20 @@ describe("the checkpoint as the agent ends", () => {
     await checkpointer.final();
     assert.equal(host.checkpoints.length, 1);
     assert.match(host.checkpoints[0]?.session?.toString() ?? "", /"type":"result"/);
+  });
+
+  test("the checkpoints' repository is made while the agent runs, before any checkpoint", async (t) => {
+    const { checkpointer, host } = await setUp(t, "prepared", true);
+    checkpointer.prepare();
+    const alternates = join(root, "prepared", "checkpoints.git", "objects", "info", "alternates");
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(alternates)) {
+      assert.ok(Date.now() < deadline, "the repository was not made");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(host.checkpoints.length, 0);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1, "the end's checkpoint uses it");
   });
 
   test("an agent that keeps no session gets no checkpoint at its end", async (t) => {
