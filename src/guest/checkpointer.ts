@@ -6,7 +6,7 @@
 import { open, rm, stat, type FileHandle } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, within } from "../lang/index.js";
 import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
 import { checkpointWorkspace, openCheckpointRepo, type CheckpointRepo } from "./checkpointGit.js";
 import type { HostChannel } from "./hostChannel.js";
@@ -99,14 +99,7 @@ export class Checkpointer {
     this.#again = false;
     const running = this.#running;
     if (running === undefined) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      running,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, GUEST_CHECKPOINT_LIMITS.finalMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await within(running, GUEST_CHECKPOINT_LIMITS.finalMs);
   }
 
   /**
@@ -129,14 +122,7 @@ export class Checkpointer {
       }
       await this.#take();
     })();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      last,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, GUEST_CHECKPOINT_LIMITS.finalMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await within(last, GUEST_CHECKPOINT_LIMITS.finalMs);
     this.close();
   }
 

@@ -1,6 +1,7 @@
 // Starts a rendered command: argv only, a clean environment, and the extra descriptors it names.
 import { spawn, type ChildProcess } from "node:child_process";
 import { Duplex, type Readable } from "node:stream";
+import { within } from "../lang/index.js";
 import { SANDBOX_LIMITS } from "./limits.js";
 import type { SandboxCommand } from "./sandboxCommand.js";
 
@@ -75,14 +76,7 @@ export async function stderrUntilExit(spawned: SpawnedCommand, graceMs: number):
     spawned.stderr.once("close", resolve);
   });
   await spawned.exited;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    ended,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, graceMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  await within(ended, graceMs);
   spawned.stderr.off("data", onData);
   spawned.stderr.destroy();
   return text.slice(0, SANDBOX_LIMITS.failureTextBytes);

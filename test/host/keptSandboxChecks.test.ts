@@ -14,20 +14,7 @@ import {
   type CheckMemoOptions,
   type SandboxBackend,
 } from "../../src/sandbox/index.js";
-import { NEEDS_BWRAP } from "../sandbox/sandboxFixture.js";
-
-/** The backend, with a count of the checks it was asked to make. */
-function counted(backend: SandboxBackend): { backend: SandboxBackend; checks: () => number } {
-  let checks = 0;
-  const check = backend.check.bind(backend);
-  const wrapped = Object.assign(Object.create(backend) as SandboxBackend, {
-    check: () => {
-      checks++;
-      return check();
-    },
-  });
-  return { backend: wrapped, checks: () => checks };
-}
+import { countedChecks, NEEDS_BWRAP } from "../sandbox/sandboxFixture.js";
 
 /** A backend named bwrap whose check passes (or not) at once, under a key the test sets. */
 function standIn(key: () => string | undefined, ok = true) {
@@ -61,14 +48,14 @@ describe("sandbox checks kept in the data directory", () => {
     "a pass one process kept serves the next, which makes no trial sandbox",
     { skip: NEEDS_BWRAP },
     async () => {
-      const first = counted(sandboxBackend("bwrap"));
+      const first = countedChecks(sandboxBackend("bwrap"));
       const made = await memo().check(first.backend);
       assert.equal(made.ok, true);
       assert.equal(first.checks(), 1);
       const file = join(checksDir(dataDir), "bwrap.json");
       assert.equal((await stat(file)).mode & 0o777, 0o600);
 
-      const second = counted(sandboxBackend("bwrap"));
+      const second = countedChecks(sandboxBackend("bwrap"));
       const taken = await memo().check(second.backend);
       assert.deepEqual(taken, made);
       assert.equal(second.checks(), 0);

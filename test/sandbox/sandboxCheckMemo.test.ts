@@ -3,21 +3,8 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { probeBwrapHost } from "../../src/sandbox/bwrapHost.js";
-import { sandboxBackend, SandboxCheckMemo, type SandboxBackend } from "../../src/sandbox/index.js";
-import { NEEDS_BWRAP } from "./sandboxFixture.js";
-
-/** The backend, with a count of the checks it was asked to make. */
-function counted(backend: SandboxBackend): { backend: SandboxBackend; checks: () => number } {
-  let checks = 0;
-  const check = backend.check.bind(backend);
-  const wrapped = Object.assign(Object.create(backend) as SandboxBackend, {
-    check: () => {
-      checks++;
-      return check();
-    },
-  });
-  return { backend: wrapped, checks: () => checks };
-}
+import { sandboxBackend, SandboxCheckMemo } from "../../src/sandbox/index.js";
+import { countedChecks, NEEDS_BWRAP } from "./sandboxFixture.js";
 
 describe("the memo of sandbox checks", () => {
   test(
@@ -25,7 +12,7 @@ describe("the memo of sandbox checks", () => {
     { skip: NEEDS_BWRAP },
     async () => {
       const memo = new SandboxCheckMemo();
-      const { backend, checks } = counted(sandboxBackend("bwrap"));
+      const { backend, checks } = countedChecks(sandboxBackend("bwrap"));
       const together = await Promise.all([memo.check(backend), memo.check(backend)]);
       const later = await memo.check(backend);
       assert.deepEqual(
@@ -38,7 +25,7 @@ describe("the memo of sandbox checks", () => {
 
   test("a check that failed is made again the next time it is asked", async () => {
     const memo = new SandboxCheckMemo();
-    const { backend, checks } = counted(
+    const { backend, checks } = countedChecks(
       sandboxBackend("bwrap", { bwrap: { host: { ...probeBwrapHost(), bwrap: null } } }),
     );
     const first = await memo.check(backend);
@@ -51,7 +38,7 @@ describe("the memo of sandbox checks", () => {
   test("a pass older than the reuse time is checked again", async () => {
     let now = 1_000;
     const memo = new SandboxCheckMemo({ now: () => now, maxAgeMs: 60_000 });
-    const { backend, checks } = counted(sandboxBackend("none"));
+    const { backend, checks } = countedChecks(sandboxBackend("none"));
     await memo.check(backend);
     now += 60_000;
     await memo.check(backend);

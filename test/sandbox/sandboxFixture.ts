@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findProgram } from "../../src/sandbox/bwrapHost.js";
-import type { RunningSandbox, SandboxExit, SandboxRequest } from "../../src/sandbox/index.js";
+import type {
+  RunningSandbox,
+  SandboxBackend,
+  SandboxExit,
+  SandboxRequest,
+} from "../../src/sandbox/index.js";
 import type { SandboxLimits } from "../../src/sandbox/sandboxRequest.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 import { TEST_LIMITS as TEST_SANDBOX_LIMITS } from "../support/testBounds.js";
@@ -222,4 +227,20 @@ export function useBwrapSandbox(): BwrapSuite {
   before(() => suite.setUp());
   after(() => suite.tearDown());
   return suite;
+}
+
+/** The backend, with a count of the checks it was asked to make. */
+export function countedChecks(backend: SandboxBackend): {
+  backend: SandboxBackend;
+  checks: () => number;
+} {
+  let checks = 0;
+  const check = backend.check.bind(backend);
+  const wrapped = Object.assign(Object.create(backend) as SandboxBackend, {
+    check: () => {
+      checks++;
+      return check();
+    },
+  });
+  return { backend: wrapped, checks: () => checks };
 }
