@@ -6,7 +6,13 @@ export {
   type BackendReport,
   type SandboxBackendOptions,
 } from "./sandboxBackends.js";
-export type { SandboxBackend, SandboxName, SandboxExit, RunningSandbox } from "./sandboxBackend.js";
+export type {
+  BackendCheck,
+  SandboxBackend,
+  SandboxName,
+  SandboxExit,
+  RunningSandbox,
+} from "./sandboxBackend.js";
 export type { SandboxRequest } from "./sandboxRequest.js";
 export {
   SandboxCheckMemo,

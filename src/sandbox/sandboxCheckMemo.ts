@@ -29,9 +29,8 @@ export interface CheckMemoOptions {
 }
 
 interface Remembered {
+  /** The check's outcome, and when the check (or the kept pass it took) was made. */
   readonly check: Promise<{ result: BackendCheck; at: number }>;
-  /** When the check began; a running check is shared whatever its age. */
-  readonly asked: number;
 }
 
 /**
@@ -56,8 +55,10 @@ export class SandboxCheckMemo {
     const asked = this.#now();
     const remembered = this.#remembered.get(backend.name);
     if (remembered !== undefined) {
+      // Judged by when it was asked for: a check that was running then is fresh, however long
+      // it took.
       const { result, at } = await remembered.check;
-      if (this.#fresh(at, this.#now())) return result;
+      if (this.#fresh(at, asked)) return result;
       this.#forget(backend.name, remembered.check);
       return this.check(backend);
     }
@@ -71,7 +72,7 @@ export class SandboxCheckMemo {
         throw error;
       },
     );
-    this.#remembered.set(backend.name, { check, asked });
+    this.#remembered.set(backend.name, { check });
     return (await check).result;
   }
 

@@ -3,7 +3,12 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { probeBwrapHost } from "../../src/sandbox/bwrapHost.js";
-import { sandboxBackend, SandboxCheckMemo } from "../../src/sandbox/index.js";
+import {
+  sandboxBackend,
+  SandboxCheckMemo,
+  type BackendCheck,
+  type SandboxBackend,
+} from "../../src/sandbox/index.js";
 import { countedChecks, NEEDS_BWRAP } from "./sandboxFixture.js";
 
 describe("the memo of sandbox checks", () => {
@@ -47,4 +52,32 @@ describe("the memo of sandbox checks", () => {
     await memo.check(backend);
     assert.equal(checks(), 2);
   });
+
+  test(
+    "a check that takes longer than the reuse time still answers those who asked while it ran",
+    { timeout: 5_000 },
+    async () => {
+      let now = 1_000;
+      const memo = new SandboxCheckMemo({ now: () => now, maxAgeMs: 100 });
+      let finish: (value: BackendCheck) => void = () => undefined;
+      let checks = 0;
+      const slow = Object.assign(Object.create(sandboxBackend("none")) as SandboxBackend, {
+        check: () => {
+          checks++;
+          return new Promise<BackendCheck>((resolve) => {
+            finish = resolve;
+          });
+        },
+      });
+      const first = memo.check(slow);
+      const second = memo.check(slow);
+      now += 500;
+      finish({ ok: true, detail: "slow" });
+      assert.deepEqual(await Promise.all([first, second]), [
+        { ok: true, detail: "slow" },
+        { ok: true, detail: "slow" },
+      ]);
+      assert.equal(checks, 1);
+    },
+  );
 });
