@@ -77,7 +77,14 @@ export async function openLayout(
   replicas: number,
 ): Promise<FleetLayout> {
   const names = fleetNames(prefix);
-  const kv = await new Kvm(js).create(names.tasksBucket, { history: 1, replicas });
+  // Reads go to the stream's leader, never to a replica: a replica may answer a read before it
+  // has the write just made (a task created and at once not found on a cluster), and each
+  // compare-and-set would then start from an old revision.
+  const kv = await new Kvm(js).create(names.tasksBucket, {
+    history: 1,
+    replicas,
+    allow_direct: false,
+  });
   const objects = await new Objm(js).create(names.objectBucket, { replicas });
   await ensureStream(jsm, {
     name: names.eventsStream,

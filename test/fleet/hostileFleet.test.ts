@@ -10,6 +10,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { FLEET_LIMITS, FleetStore } from "../../src/fleet/index.js";
 import { STORE_LIMITS, type TaskEvent } from "../../src/store/index.js";
 import { NatsServer, natsServerMissing } from "../support/natsServer.js";
+import { RequestSpy } from "./fixtures/requestSpy.js";
 import { eventsOf } from "./fixtures/taskHistory.js";
 
 const skip = natsServerMissing();
@@ -25,21 +26,6 @@ const oneOf = (expected: string[]) => (error: { code?: string }) => {
   assert.ok(expected.includes(error.code ?? ""), `${error.code} is one of ${expected.join(", ")}`);
   return true;
 };
-
-/** Every JetStream request any client makes, as the server routes it: subject and body. */
-class RequestSpy {
-  readonly seen: string[] = [];
-  static async start(nc: NatsConnection): Promise<RequestSpy> {
-    const spy = new RequestSpy();
-    const subscription = nc.subscribe("$JS.API.>");
-    void (async () => {
-      for await (const message of subscription)
-        spy.seen.push(`${message.subject} ${message.string()}`);
-    })();
-    await nc.flush();
-    return spy;
-  }
-}
 
 describe("the fleet's store against hostile callers and a hostile bucket", { skip }, () => {
   let server: NatsServer;
