@@ -16,13 +16,14 @@ const PID_FILE = "../daemon.pid";
 
 /**
  * An agent that starts a daemon the classic way (fork, setsid, fork) and exits at once. The
- * daemon writes its pid beside the workspace, keeps the agent's stdout and stderr open, and
- * runs `body`; `prefix` comes before setsid.
+ * daemon runs `setup`, then writes its pid beside the workspace (the agent exits once it is
+ * there), keeps the agent's stdout and stderr open, and runs `body`; `prefix` comes before
+ * setsid. Whatever must be in place before the runner can signal the daemon belongs in `setup`.
  */
-function daemonAgent(body: string, prefix = ""): string[] {
+function daemonAgent(body: string, prefix = "", setup = ":"): string[] {
   return shellAgent(
     [
-      `( ${prefix} setsid sh -c 'echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; ${body}' daemon "$1" & )`,
+      `( ${prefix} setsid sh -c '${setup}; echo $$ > "$1.tmp" && mv "$1.tmp" "$1"; ${body}' daemon "$1" & )`,
       'while [ ! -s "$1" ]; do sleep 0.02; done',
       "echo agent done",
     ].join("; "),
@@ -103,8 +104,11 @@ test(
     const fixture = await makeTask({
       settings: {
         command: daemonAgent(
-          'trap "echo term > ../daemon-got-term; exit 0" TERM; while :; do sleep 0.05; done',
+          "while :; do sleep 0.05; done",
           "env -u WARDEN_GUEST_RUN",
+          // The trap is set before the pid is written: the agent exits once the pid is
+          // there, and a SIGTERM before the trap would end the daemon without a word.
+          'trap "echo term > ../daemon-got-term; exit 0" TERM',
         ),
       },
     });
