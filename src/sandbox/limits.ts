@@ -53,11 +53,11 @@ export const SANDBOX_LIMITS = {
    */
   measureMs: 30_000,
   /**
-   * After the sandbox has ended, a workspace of at most this many entries is measured by the
-   * host itself, synchronously (about 5 ms at most) rather than by two du processes; a larger
-   * one by du, which walks it on another core without holding up the host's event loop.
+   * After the sandbox has ended the host measures the workspace itself, this many entries at a
+   * time (about 5 ms of synchronous calls) before it lets its event loop go, so the other tasks
+   * of the process are not held up by a large workspace.
    */
-  settledMeasureEntries: 2_000,
+  settledSliceEntries: 2_000,
   /** The smallest disk bound accepted: a clone and a commit need a few MiB. */
   minDiskBytes: 16 * MiB,
   /** /tmp inside bwrap is RAM-backed and counts against memory; never larger than this. */

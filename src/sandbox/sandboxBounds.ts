@@ -44,7 +44,7 @@ async function duTotal(dir: string, what: "bytes" | "inodes"): Promise<number | 
 
 /**
  * The workspace's disk bound, if reached: its bytes, or its count of files. `settled` says the
- * sandbox has ended, so a small workspace is measured in this process instead of by du.
+ * sandbox has ended, so the workspace is measured in this process instead of by du.
  */
 export async function diskBoundReached(
   workspace: string,
@@ -52,10 +52,15 @@ export async function diskBoundReached(
   settled = false,
 ): Promise<SandboxBound | null> {
   const measured = settled
-    ? measureSettledTree(workspace, SANDBOX_LIMITS.settledMeasureEntries)
+    ? await measureSettledTree(workspace, {
+        sliceEntries: SANDBOX_LIMITS.settledSliceEntries,
+        stopAboveBytes: diskBytes,
+        stopAboveEntries: SANDBOX_LIMITS.diskFiles,
+      })
     : undefined;
-  // Else two walks of the same tree, one process each, at the same time: the last look runs
-  // after the sandbox ends, between the runner's exit and the task's end.
+  // Else (the sandbox runs, or the tree could not be read whole) two walks of the same tree,
+  // one process each, at the same time. du walks with openat, so a tree the sandbox rearranges
+  // under it cannot lead it through a link, as a walk by path could be.
   const [bytes, files] =
     measured === undefined
       ? await Promise.all([duTotal(workspace, "bytes"), duTotal(workspace, "inodes")])
