@@ -2,7 +2,6 @@
 // about its task without an SDK. Read only, GET and HEAD only, YAML for the data.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { stringify } from "yaml";
 import { MAIN_WORKSPACE, TASK_BRANCH_SHORT, type Settings } from "../protocol/index.js";
 
 /** A request that has not sent its headers by then is dropped: the server is tiny and local. */
@@ -46,9 +45,16 @@ export function publicSettings(settings: Settings): Record<string, unknown> {
   return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined));
 }
 
+/** Writes a value as one YAML document (the `yaml` library's stringify). */
+export type YamlText = (value: unknown) => string;
+
 /** The task document: the public settings, and the workspace once it is ready. */
-export function taskDocument(settings: Settings, workspace: Workspace | undefined): string {
-  return stringify({
+export function taskDocument(
+  yamlText: YamlText,
+  settings: Settings,
+  workspace: Workspace | undefined,
+): string {
+  return yamlText({
     ...publicSettings(settings),
     ...(workspace === undefined
       ? {}
@@ -57,11 +63,11 @@ export function taskDocument(settings: Settings, workspace: Workspace | undefine
 }
 
 /** One YAML document per workspace, each starting with `---`, the task's own first. */
-export function workspacesDocument(workspaces: readonly Workspace[]): string {
+export function workspacesDocument(yamlText: YamlText, workspaces: readonly Workspace[]): string {
   return workspaces
     .map(
       (w) =>
-        `---\n${stringify({
+        `---\n${yamlText({
           ...(w.name === undefined ? {} : { name: w.name }),
           path: w.path,
           base: w.base,
@@ -112,6 +118,22 @@ function send(
   response.end(request.method === "HEAD" ? undefined : bytes);
 }
 
+/** Answers with a YAML document, once the YAML writer is loaded (on the first such request). */
+function sendYaml(
+  request: IncomingMessage,
+  response: ServerResponse,
+  document: (yamlText: YamlText) => string,
+): void {
+  import("./yamlText.js").then(
+    ({ yamlText }) => {
+      send(request, response, 200, "application/yaml", document(yamlText));
+    },
+    () => {
+      send(request, response, 500, "text/plain", "the YAML writer could not be loaded\n");
+    },
+  );
+}
+
 /** Starts the server on 127.0.0.1 at `port` (0 = any free port). */
 export async function startMetadataServer(options: {
   settings: Settings;
@@ -133,14 +155,16 @@ export async function startMetadataServer(options: {
         if (workspace === undefined) send(request, response, 503, "text/plain", "not ready\n");
         else send(request, response, 200, "text/plain", "ready\n");
         return;
-      case METADATA_PATHS.task:
-        send(request, response, 200, "application/yaml", taskDocument(options.settings, workspace));
+      case METADATA_PATHS.task: {
+        const ready = workspace;
+        sendYaml(request, response, (yamlText) => taskDocument(yamlText, options.settings, ready));
         return;
+      }
       case METADATA_PATHS.workspaces:
         if (workspace === undefined) send(request, response, 503, "text/plain", "not ready\n");
         else {
           const all = [workspace, ...bound];
-          send(request, response, 200, "application/yaml", workspacesDocument(all));
+          sendYaml(request, response, (yamlText) => workspacesDocument(yamlText, all));
         }
         return;
       default:

@@ -1,5 +1,7 @@
 import { strict as assert } from "node:assert";
+import { spawnSync } from "node:child_process";
 import { request } from "node:http";
+import { fileURLToPath } from "node:url";
 import { test } from "node:test";
 import { parse, parseAllDocuments } from "yaml";
 import { startMetadataServer } from "../../src/guest/metadataServer.js";
@@ -14,6 +16,7 @@ const settings: Settings = {
   timeoutSeconds: 60,
 };
 const base = "b".repeat(40);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 function call(
   url: string,
@@ -124,4 +127,43 @@ test("with bound workspaces, the list names each after the task's own, in bindin
       { name: "docs", path: "/workspace/docs", base, branch: "warden/task", source: "/src/docs" },
     ],
   );
+});
+
+test("the runner's code loads no YAML library until the metadata server is asked for a document", () => {
+  // A fresh process: it loads the whole runner (all that main.ts imports), starts the server
+  // and says whether the yaml package was loaded before and after one request for YAML.
+  const script = `
+    import { createRequire } from "node:module";
+    import { request } from "node:http";
+    const require = createRequire(import.meta.url);
+    const yamlLoaded = () =>
+      Object.keys(require.cache).some((path) => path.includes("/node_modules/yaml/"));
+    await import("./src/guest/runTask.ts");
+    await import("./src/guest/options.ts");
+    const { startMetadataServer } = await import("./src/guest/metadataServer.ts");
+    const server = await startMetadataServer({
+      settings: { agent: "command", command: ["true"], taskId: "t" },
+      port: 0,
+    });
+    const before = yamlLoaded();
+    const body = await new Promise((resolve, reject) => {
+      request(server.url + "/metadata/v1/task", (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve(text));
+      }).on("error", reject).end();
+    });
+    await server.close();
+    console.log(JSON.stringify({ before, after: yamlLoaded(), body }));
+  `;
+  const run = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "--eval", script],
+    { cwd: ROOT, encoding: "utf8" },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  const seen = JSON.parse(run.stdout) as { before: boolean; after: boolean; body: string };
+  assert.equal(seen.before, false, "the runner's modules loaded the yaml package");
+  assert.equal(seen.after, true, "the request loaded it");
+  assert.deepEqual(parse(seen.body), { taskId: "t", hop: 0, agent: "command" });
 });
