@@ -1,75 +1,27 @@
-// Bundles the `warden` command: dist/cli/main.js (the file package.json's "bin" names) becomes
-// the program's start, written over what tsc emitted there, and each verb's code goes into
-// chunks under dist/chunks/ that load only when that verb runs (src/cli/verbs.ts). Node loads a
-// few files much faster than the four hundred-odd modules tsc emits and the packages they
-// import. Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
-import { rm } from "node:fs/promises";
+// Bundles the `warden` command twice from the same source (src/cli/main.ts chooses which runs):
+// - as ES modules: dist/cli/main.js (the file package.json's "bin" names) becomes the program's
+//   start, written over what tsc emitted there, and each verb's code goes into chunks under
+//   dist/chunks/ that load only when that verb runs (src/cli/verbs.ts). Node loads a few files
+//   much faster than the four hundred-odd modules tsc emits and the packages they import.
+// - as one CommonJS file, dist/cli/program.cjs, with V8's code cache beside it
+//   (program.codecache): the verbs that run a task load most of the program, and compiling it
+//   was about 60 ms of their start, which the cache saves (src/lang/cachedBundle.ts).
+// Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
+import { execFileSync } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
 import { lazyBuiltinsPlugin } from "./lazyBuiltins.mjs";
+import { importsHaveNoEffects, zodEnglishOnly, zodNamespaceImport } from "./smallerImports.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
 // The chunks sit one folder below dist/, as every file tsc emits does, so that the paths the
 // code finds from import.meta.url (the runner, the package root) resolve the same in a chunk.
 const CHUNKS = "chunks";
-
-/**
- * Tells esbuild that importing a file of src/ has no effect beyond its exports (the house rules
- * allow no top-level work), so a file of which nothing is used is left out even when an index
- * re-exports it: `ls` then carries the part of the host it calls, not the whole host.
- */
-const importsHaveNoEffects = {
-  name: "imports-have-no-effects",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.?\// }, async (args) => {
-      if (args.pluginData === importsHaveNoEffects.name) return undefined;
-      const resolved = await build.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: importsHaveNoEffects.name,
-      });
-      if (resolved.errors.length > 0) return { errors: resolved.errors };
-      if (!resolved.path.startsWith(src + "/")) return undefined;
-      return { path: resolved.path, sideEffects: false };
-    });
-  },
-};
-
-/**
- * zod's namespace object names every locale it has (`z.locales`), so a bundle holds all fifty of
- * them, about a third of the code a verb loads, though warden's messages are English and nothing
- * of warden reads `z.locales`. Here the namespace keeps English alone, the locale zod sets itself.
- */
-const zodEnglishOnly = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes("/node_modules/zod/")
-        ? { path: join(args.resolveDir, "../locales/en.js"), namespace: zodEnglishOnly.name }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: zodEnglishOnly.name }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: root,
-    }));
-  },
-};
-
-/**
- * `import { z } from "zod"` takes zod's namespace object whole: every kind of schema, zod's JSON
- * Schema converters and its compiler, about 390 kB that every verb checking a value loads,
- * though warden calls a few dozen of its functions. The bundle imports the same functions as a
- * namespace of the module (`import * as z`), of which esbuild keeps only those some file calls,
- * about half of it. The source keeps zod's documented import.
- */
-function zodNamespaceImport(text) {
-  return text.replaceAll('import { z } from "zod";', 'import * as z from "zod/v4";');
-}
 
 /**
  * esbuild's options for the bundle. A test builds it in memory with these (and a metafile) to
@@ -88,7 +40,7 @@ export const cliBuildOptions = {
   // fs-ext is a native addon: its compiled .node file loads from node_modules, as before.
   external: ["fs-ext"],
   plugins: [
-    importsHaveNoEffects,
+    importsHaveNoEffects(src),
     directImportsPlugin(src, [zodNamespaceImport]),
     zodEnglishOnly,
     lazyBuiltinsPlugin(src),
@@ -101,8 +53,50 @@ export const cliBuildOptions = {
   logLevel: "warning",
 };
 
-// Run as a script (`npm run build`), it writes the bundle; imported, it only gives its options.
+/** The whole program as one CommonJS file, for the verbs that run a task (src/cli/main.ts). */
+const PROGRAM_BUNDLE = join(root, "dist", "cli", "program.cjs");
+
+/** esbuild's options for the CommonJS program: the same code, trimmed the same way. */
+export const programBuildOptions = {
+  absWorkingDir: root,
+  entryPoints: ["src/cli/program.ts"],
+  outfile: PROGRAM_BUNDLE,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  external: ["fs-ext"],
+  // The bundle sits in dist/cli/, one folder below dist/ as the chunks do, so the paths the code
+  // finds from import.meta.url, here the bundle's own path, resolve the same.
+  define: { "import.meta.url": "wardenModuleUrl" },
+  banner: { js: 'const wardenModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [
+    importsHaveNoEffects(src),
+    directImportsPlugin(src, [zodNamespaceImport]),
+    zodEnglishOnly,
+  ],
+  // Each start reads the whole file before V8 takes its cache: without blanks, comments and
+  // redundant syntax it is about half the bytes. Names stay, so stack traces still read.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: "warning",
+};
+
+// Run as a script (`npm run build`), it writes the bundles; imported, it only gives its options.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await rm(join(root, "dist", CHUNKS), { recursive: true, force: true });
   await build(cliBuildOptions);
+  await build(programBuildOptions);
+  // The cache, written at the exit of one `run --help` through the bundle: it then holds the
+  // code a start runs (every verb's registration, commander's parsing), not only the top level.
+  const cache = PROGRAM_BUNDLE.replace(/\.cjs$/, ".codecache");
+  await rm(cache, { force: true });
+  execFileSync(process.execPath, [join(root, "dist", "cli", "main.js"), "run", "--help"], {
+    env: { ...process.env, WARDEN_WRITE_CODE_CACHE: "1" },
+    stdio: "ignore",
+  });
+  // A cache that is not there would only make each start compile again: the build says so.
+  await readFile(cache).catch(() => {
+    throw new Error(`the code cache ${cache} was not written`);
+  });
 }

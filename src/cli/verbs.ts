@@ -69,7 +69,7 @@ const GLOBAL_VALUE_OPTIONS = ["--data-dir", "--store"];
 const VERSION_OPTIONS = ["-V", "--version"];
 
 /** The first word of a command line after value options of the program's own. */
-function firstWord(args: readonly string[]): string | undefined {
+export function firstWord(args: readonly string[]): string | undefined {
   let i = 0;
   while (i < args.length) {
     const word = args[i] ?? "";

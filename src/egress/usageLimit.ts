@@ -26,16 +26,20 @@ export interface UsageLimit {
 
 /** Times before this (September 2001) in a reset header are seconds from now, not epoch seconds. */
 const EPOCH_SECONDS_FROM = 1e9;
-/** A Go-style duration as OpenAI and Gemini write it: `1h2m3.5s`, `20ms`, `30s`. */
-const DURATION = /^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|µs|ns))+$/;
-const DURATION_PART = /(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g;
+/**
+ * A Go-style duration as OpenAI and Gemini write it: `1h2m3.5s`, `20ms`, `30s`. The micro sign
+ * is written as an escape, so the bundles stay ASCII and load without UTF-8 decoding
+ * (src/lang/cachedBundle.ts).
+ */
+const DURATION = /^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|\u00b5s|ns))+$/;
+const DURATION_PART = /(\d+(?:\.\d+)?)(h|ms|m|s|us|\u00b5s|ns)/g;
 const UNIT_MS: Readonly<Record<string, number>> = {
   h: 3_600_000,
   m: 60_000,
   s: 1000,
   ms: 1,
   us: 0.001,
-  µs: 0.001,
+  "\u00b5s": 0.001,
   ns: 0.000001,
 };
 

@@ -30,7 +30,7 @@ export class MissingEnvError extends HostError {
   readonly exitClass = "operational";
 }
 
-/** The runner (dist/guest/warden-guest.mjs) is not there: warden was not built. */
+/** The runner (dist/guest/warden-guest.cjs) is not there: warden was not built. */
 export class RunnerMissingError extends HostError {
   static override readonly hint = "build warden first: `npm run build`";
   readonly code: string = "RUNNER_MISSING";

@@ -10,7 +10,7 @@ import { RunnerMissingError, runnerMissing } from "./errors.js";
  * built; from either, the package root is two levels up.
  */
 export const GUEST_MAIN = fileURLToPath(
-  new URL("../../dist/guest/warden-guest.mjs", import.meta.url),
+  new URL("../../dist/guest/warden-guest.cjs", import.meta.url),
 );
 
 /**

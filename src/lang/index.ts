@@ -1,5 +1,11 @@
 // The few things every folder needs that the language and Node leave out. This folder is the
 // bottom floor: every folder may import it, and it imports nothing of warden's.
+export {
+  codeCachePath,
+  loadPhaseName,
+  runCachedBundle,
+  WRITE_CODE_CACHE_ENV,
+} from "./cachedBundle.js";
 export { definedFields } from "./definedFields.js";
 export { errorMessage } from "./errorMessage.js";
 export { exitCodeOf, exitText } from "./exitStatus.js";

@@ -93,7 +93,7 @@ describeCli("the installed package", () => {
     assert.deepEqual(runner, {
       name: "runner",
       ok: true,
-      detail: join(prefix.pkg, "dist", "guest", "warden-guest.mjs"),
+      detail: join(prefix.pkg, "dist", "guest", "warden-guest.cjs"),
     });
   });
 });

@@ -1,7 +1,9 @@
 // What the verbs people run most load as they start, read from the metafile of the bundle built
 // as `npm run build` builds it (in memory here): the code of the program's start and of the
 // verb's own chunk, with everything they import before any code runs. Code a verb does not use
-// (zod's schemas, the sandboxes, the egress proxy) costs its start the time to load it.
+// (zod's schemas, the sandboxes, the egress proxy) costs its start the time to load it. The verbs
+// that run a task load the CommonJS program instead when it is built (test/cli/programBundle);
+// these are the modules they load without it, as under tsx.
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -34,7 +36,12 @@ async function loadedBy(verbFile: string | undefined): Promise<Loaded> {
     assert.ok(found !== undefined, `the bundle has a chunk for ${source}`);
     return found;
   };
-  const pending = [entryOf("src/cli/main.ts")];
+  // main.ts imports the program (program.ts) as it starts, in a chunk of its own.
+  const programChunk = Object.keys(outputs).find(
+    (path) => outputs[path]?.inputs["src/cli/program.ts"] !== undefined,
+  );
+  assert.ok(programChunk !== undefined, "the bundle has a chunk for src/cli/program.ts");
+  const pending = [entryOf("src/cli/main.ts"), programChunk];
   if (verbFile !== undefined) pending.push(entryOf(verbFile));
   const seen = new Set<string>();
   const inputs = new Set<string>();

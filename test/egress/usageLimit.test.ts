@@ -57,6 +57,8 @@ test("OpenAI: Go-style durations in x-ratelimit-reset-*", () => {
   assert.equal(durationMs("6m0s"), 360_000);
   assert.equal(durationMs("1h2m3.5s"), 3_723_500);
   assert.equal(durationMs("20ms"), 20);
+  assert.equal(durationMs("1500\u00b5s"), 1.5, "the micro sign, as Go writes it");
+  assert.equal(durationMs("1500us"), 1.5);
   assert.equal(durationMs("1d"), undefined);
   const limit = usageLimitOf(
     "openai",

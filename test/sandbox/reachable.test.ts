@@ -8,7 +8,7 @@ import { finish, NEEDS_BWRAP, request, useBwrapSandbox } from "./sandboxFixture.
 import { skipWhen } from "../support/skipWhen.js";
 
 const ROOT = findPackageRoot() ?? "/nonexistent";
-const GUEST = join(ROOT, "dist", "guest", "warden-guest.mjs");
+const GUEST = join(ROOT, "dist", "guest", "warden-guest.cjs");
 
 describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
   const suite = useBwrapSandbox();
@@ -35,7 +35,7 @@ describe("what the runner needs inside bwrap", { skip: NEEDS_BWRAP }, () => {
     "the built runner starts inside and answers --help",
     {
       skip: skipWhen(
-        existsSync(GUEST) ? false : "dist/guest/warden-guest.mjs is not built: npm run build",
+        existsSync(GUEST) ? false : "dist/guest/warden-guest.cjs is not built: npm run build",
       ),
     },
     async () => {
