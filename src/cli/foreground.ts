@@ -32,6 +32,10 @@ export async function runForeground(
   id: string,
   options: ForegroundOptions,
 ): Promise<ExitCode> {
+  // Until its first attach, this process is starting the task: `wait` and `watch` of it wait
+  // rather than say nobody runs it (nobodyRuns.ts). Another process holding it starts it too,
+  // and only one of the two will attach.
+  const starting = await tasks.holdStarting(id);
   const reporter = makeReporter({
     out: process.stderr,
     taskId: id,
@@ -77,6 +81,7 @@ export async function runForeground(
         signal: controller.signal,
         ...(options.sandboxOptions === undefined ? {} : { sandboxOptions: options.sandboxOptions }),
       });
+      starting?.release();
       const resumeAt = outcome.kind === "suspended" ? outcome.suspension.resumeAt : undefined;
       if (resumeAt === undefined) break;
       // Suspended until a usage limit resets: this process waits for it and runs the task on.
@@ -110,6 +115,7 @@ export async function runForeground(
     }
     return exitForState(view.state, details.terminal.stoppedBy);
   } finally {
+    starting?.release();
     hold.lock?.release();
     prompting.abort();
     process.off("SIGINT", onSignal);

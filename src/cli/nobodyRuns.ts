@@ -7,8 +7,8 @@ import { TaskNotRunningError } from "./cliErrors.js";
 /**
  * How long a task must be seen with nobody running it, without a break, before `wait` and
  * `watch` say so. A `warden start` launched a moment ago (by hand, or the background one of
- * `run --detach`) attaches only after Node has started and the checks before the attach have
- * run, which takes about a second on a loaded machine.
+ * `run --detach`) holds the task's start.lock from once Node has started until it attaches, and
+ * a task whose start.lock is held is not left alone; the grace covers Node's start before that.
  */
 export const NOBODY_RUNS_GRACE_MS = 2_000;
 
@@ -67,11 +67,14 @@ export async function whenNobodyRuns(
   while (!signal.aborted) {
     const details = await tasks.get(id);
     const now = Date.now();
-    if (!isUnattended(details.state, details.suspension?.resumeAt)) unattendedSince = undefined;
-    else {
+    const { state } = details;
+    // A task being started (start.lock held) is not left alone, whatever it reads now.
+    if (!isUnattended(state, details.suspension?.resumeAt) || (await tasks.isBeingStarted(id))) {
+      unattendedSince = undefined;
+    } else {
       unattendedSince ??= now;
       if (now - unattendedSince >= NOBODY_RUNS_GRACE_MS) {
-        return nobodyRunsError(id, details.state, isExpired(details, now));
+        return nobodyRunsError(id, state, isExpired(details, now));
       }
     }
     await sleep(LOOK_EVERY_MS, undefined, { signal }).catch(() => undefined);

@@ -37,6 +37,12 @@ export const TASK_FILES = {
   suspended: "suspended.json",
   /** flock(2)ed by the process that waits to resume a suspended task at its resume time. */
   resumeLock: "resume.lock",
+  /**
+   * flock(2)ed by a `warden start` or `resume` from the moment it has the task's id until it
+   * exits, so that `wait` and `watch` do not say nobody runs a task that is being started while
+   * its checks run, before it attaches (which can take seconds on a loaded machine).
+   */
+  startLock: "start.lock",
 } as const;
 
 /** The paths of one task, by name; the host's layout (host/taskLayout.ts) adds its own to them. */
@@ -92,6 +98,9 @@ export class TaskPaths {
   }
   get queueLock(): string {
     return join(this.dir, TASK_FILES.queueLock);
+  }
+  get startLock(): string {
+    return join(this.dir, TASK_FILES.startLock);
   }
   get suspendRequest(): string {
     return join(this.dir, TASK_FILES.suspendRequest);

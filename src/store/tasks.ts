@@ -64,7 +64,7 @@
 //     Removes tasks finished longer ago than the age (never a task with a child it keeps), and
 //     what dead creators and removals left in tmp/. O(n).
 import { hostname } from "node:os";
-import { acquireLock, readCurrentHolder, type HeldLock } from "./attachLock.js";
+import { acquireLock, probeLock, readCurrentHolder, type HeldLock } from "./attachLock.js";
 import { holderText } from "./lockHolder.js";
 import { Attachment } from "./attachment.js";
 import type { StoreHooks } from "./atomicFile.js";
@@ -335,6 +335,19 @@ export class Tasks implements TaskStore {
    */
   async holdResumeWait(ref: string): Promise<HeldLock | undefined> {
     return acquireLock(this.#ctx.paths(await this.resolve(ref)).resumeLock);
+  }
+
+  /**
+   * Takes start.lock, which says this process is starting the task (it has not attached yet);
+   * undefined when another process holds it, which is starting it too.
+   */
+  async holdStarting(ref: string): Promise<HeldLock | undefined> {
+    return acquireLock(this.#ctx.paths(await this.resolve(ref)).startLock);
+  }
+
+  /** Whether a process holds start.lock: it is starting the task and will attach or fail. */
+  async isBeingStarted(ref: string): Promise<boolean> {
+    return probeLock(this.#ctx.paths(await this.resolve(ref)).startLock) === "held";
   }
 
   async wait(ref: string, options: WaitOptions = {}): Promise<WaitOutcome> {

@@ -19,6 +19,7 @@ import {
   workspace,
   type CliResult,
 } from "../e2e/fixtures.js";
+import { Tasks } from "../../src/store/index.js";
 import { describeCli } from "../support/cliSuite.js";
 
 /** How long a verb may take to say that nobody runs a task: the grace, and Node's start-up. */
@@ -173,6 +174,25 @@ describe("a task whose runner died", { skip: NO_SYSTEM }, () => {
     // whose own start means it finds the task created and unattended first.
     await sleep(NOBODY_RUNS_GRACE_MS / 20);
     const start = await runCli(ws.dataDir, ["start", id]);
+    assert.equal(start.code, 0, start.stderr);
+    const waited = await wait;
+    assert.equal(waited.code, 0, waited.stderr);
+    assert.match(waited.stdout, new RegExp(`${id} succeeded`));
+  });
+  test("wait on a created task whose start takes longer than the grace waits for its end", async (t) => {
+    const ws = await workspace();
+    t.after(() => ws.cleanup());
+    const args = ["create", "--repo", ws.repo, "--prompt", "slow start", "--", "true"];
+    const id = idOf(await runCli(ws.dataDir, args));
+    // A `warden start` whose checks are slow holds start.lock and has not attached yet: this
+    // test holds it for three graces, as such a start would.
+    const tasks = await Tasks.open({ dataDir: ws.dataDir, env: {} });
+    const starting = await tasks.holdStarting(id);
+    assert.ok(starting !== undefined);
+    const wait = timed(ws.dataDir, ["wait", id]);
+    await sleep(3 * NOBODY_RUNS_GRACE_MS);
+    const start = await runCli(ws.dataDir, ["start", id]);
+    starting.release();
     assert.equal(start.code, 0, start.stderr);
     const waited = await wait;
     assert.equal(waited.code, 0, waited.stderr);
