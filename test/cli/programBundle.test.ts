@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { loadPhaseName, TRACE_ENV, type TracedPhase } from "../../src/lang/index.js";
 import { cleanEnv } from "../e2e/fixtures.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -20,8 +21,9 @@ const CLI = join(ROOT, "dist", "cli", "main.js");
 const PROGRAM = join(ROOT, "dist", "cli", "program.cjs");
 const RUNNER = join(ROOT, "dist", "guest", "runner.cjs");
 const GUEST = join(ROOT, "dist", "guest", "warden-guest.cjs");
-const NOT_BUILT =
-  existsSync(PROGRAM) && existsSync(GUEST) ? false : "warden is not built: npm run build";
+const NOT_BUILT = skipWhen(
+  existsSync(PROGRAM) && existsSync(GUEST) ? false : "warden is not built: npm run build",
+);
 
 /** Runs `program args` with a trace and hands back its output and the phases it traced. */
 async function traced(
