@@ -81,9 +81,22 @@ async function main(): Promise<number> {
   }
 }
 
+/**
+ * Exits with `code` once everything written to stdout (the results) and stderr has left the
+ * process: a write's callback runs after the writes before it. The runner has nothing left to do
+ * by then, and Node's own teardown of the runner's handles took about 8 ms more of every task
+ * (from the runner's last phase to the host's judging, median of 11: 44 ms against 36 ms).
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => {
+    process.stderr.write("", () => process.exit(code));
+  });
+}
+
 main().then(
   (code) => {
-    process.exitCode = code;
+    exitWhenFlushed(code);
   },
   (error: unknown) => {
     progress(`unexpected failure: ${error instanceof Error ? (error.stack ?? "") : String(error)}`);
