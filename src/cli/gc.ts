@@ -13,7 +13,9 @@ export function registerGc(program: Command): void {
     .description(
       "Remove tasks that finished longer ago than --older-than (default 7d), expired tasks " +
         "(nobody runs them and their deadline passed) whose deadline is as old, and what " +
-        "crashed creators left behind. Other unfinished tasks are never removed. The cache of a " +
+        "crashed creators and unfinished removals (a task's workspace, deleted in the " +
+        "background once it ends) left behind. Other unfinished tasks are never removed. The " +
+        "cache of a " +
         "repository's history that no running task holds and no task used for as long is " +
         "removed too (the next task on that repository fills it again), and so is each setup " +
         "snapshot no task has started from for as long (the next task with that setup runs it again).",

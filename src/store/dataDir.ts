@@ -52,6 +52,13 @@ export const DATA_DIRS = {
   slots: "slots",
 } as const;
 
+/**
+ * Entries of the staging directory that begin with this are removals on their way out: a task
+ * removed, or an attach's workspace left to a background `rm` (removeLater.ts). Any that is still
+ * there is finished by gc, whatever its age.
+ */
+export const REMOVAL_PREFIX = "rm.";
+
 /** Creates the data directory and its subdirectories, each 0700. */
 export async function prepareDataDir(path: string): Promise<void> {
   try {

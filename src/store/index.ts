@@ -72,6 +72,7 @@ export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
 export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";
 export { resolveDataDir, type DataDirChoice } from "./dataDir.js";
+export { removeLater, removalPath } from "./removeLater.js";
 export { TaskPaths } from "./taskDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export { writeFileAtomic, type StoreHooks } from "./atomicFile.js";

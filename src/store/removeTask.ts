@@ -6,6 +6,7 @@ import { readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireLock } from "./attachLock.js";
 import type { StoreContext } from "./context.js";
+import { REMOVAL_PREFIX } from "./dataDir.js";
 import { deadlineTime } from "./deadline.js";
 import {
   BadDeadlineError,
@@ -35,9 +36,6 @@ function unlessDamaged<T>(read: () => T, fallback: T): T {
     throw error;
   }
 }
-
-/** Staging entries of removals begin with this; any left behind are deleted by gc. */
-const REMOVAL_PREFIX = "rm.";
 
 async function removeOne(ctx: StoreContext, id: string): Promise<void> {
   const paths = ctx.paths(id);

@@ -1,7 +1,8 @@
 // One task end to end in process, with real bubblewrap, real git and the built runner.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, describe, test } from "node:test";
 import { TEST_LIMITS } from "../support/testBounds.js";
@@ -59,6 +60,8 @@ describe("executeTask", { skip: NO_SANDBOX }, () => {
   }
 
   test("a task that commits succeeds with its verified head, and leaves no share or workspace", async () => {
+    // The workspace leaves the task's directory before executeTask returns; its deletion
+    // (a background rm of a staging entry) ends soon after.
     const { summary } = await createTask(
       fx.tasks,
       input(["sh", "-c", "echo hi > hi.txt && git add hi.txt && git commit -qm hi"]),
@@ -75,6 +78,13 @@ describe("executeTask", { skip: NO_SANDBOX }, () => {
     assert.ok(existsSync(layout.result("result.json")));
     for (const gone of [layout.share, layout.workspace, layout.egress]) {
       assert.equal(existsSync(gone), false, `${gone} is removed after the attach`);
+    }
+    const staging = join(fx.tasks.dataDir, "tmp");
+    const removals = () => readdirSync(staging).filter((name) => name.startsWith("rm."));
+    for (let waited = 0; removals().length > 0; waited += 20) {
+      if (waited > 10_000)
+        assert.fail(`the workspace is still being removed: ${removals().join()}`);
+      await sleep(20);
     }
     const log = await readFile(layout.guestLog, "utf8");
     assert.match(log, /^\d\d:\d\d:\d\d guest\[[0-9a-z]{8}\]: warden-guest: /m);
