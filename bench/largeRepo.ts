@@ -158,7 +158,7 @@ try {
   };
 
   // Every warden run comes right after a baseline run, so both meet the same state of the
-  // machine: on a virtual disk `git worktree add` of the same commit took from 0.1 s to 0.9 s
+  // machine: on a virtual disk `git worktree add` of the same commit took from 0.1 s to 2.1 s
   // within minutes, and baselines measured apart from the runs made ratios of either.
   const small = await makeSmallRepo(join(root, "small"));
   const baselines: number[] = [];

@@ -1,7 +1,6 @@
 // Removing a directory without waiting for it. An attach's workspace holds the task's checkout,
 // which on a monorepo is tens of thousands of files: deleting them one by one kept the command
 // that ran the task from exiting for as long as the deletion took.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -42,7 +41,10 @@ export async function removeLater(dataDir: string, path: string, label: string):
  * does not stop it. `--one-file-system` keeps it out of anything mounted inside. Resolves
  * whether it started.
  */
-function startRemover(removal: string): Promise<boolean> {
+async function startRemover(removal: string): Promise<boolean> {
+  // Loaded here, not with the store: the verbs that only read the store (ls, show, send) start
+  // without node:child_process.
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve) => {
     const remover = spawn("rm", ["-rf", "--one-file-system", "--", removal], {
       detached: true,
