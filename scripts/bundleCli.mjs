@@ -15,7 +15,12 @@ import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
 import { lazyBuiltinsPlugin } from "./lazyBuiltins.mjs";
-import { importsHaveNoEffects, zodEnglishOnly, zodNamespaceImport } from "./smallerImports.mjs";
+import {
+  importsHaveNoEffects,
+  zodEnglishOnly,
+  zodNamespaceImport,
+  zodWithoutEval,
+} from "./smallerImports.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
@@ -43,6 +48,7 @@ export const cliBuildOptions = {
     importsHaveNoEffects(src),
     directImportsPlugin(src, [zodNamespaceImport]),
     zodEnglishOnly,
+    zodWithoutEval,
     lazyBuiltinsPlugin(src),
   ],
   // The CommonJS packages inside (commander, yaml, tar-stream) call require() for Node's
@@ -74,6 +80,7 @@ export const programBuildOptions = {
     importsHaveNoEffects(src),
     directImportsPlugin(src, [zodNamespaceImport]),
     zodEnglishOnly,
+    zodWithoutEval,
   ],
   // Each start reads the whole file before V8 takes its cache: without blanks, comments and
   // redundant syntax it is about half the bytes. Names stay, so stack traces still read.

@@ -17,7 +17,12 @@ import { join } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
-import { importsHaveNoEffects, zodEnglishOnly, zodNamespaceImport } from "./smallerImports.mjs";
+import {
+  importsHaveNoEffects,
+  zodEnglishOnly,
+  zodNamespaceImport,
+  zodWithoutEval,
+} from "./smallerImports.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
@@ -48,6 +53,7 @@ const common = {
     importsHaveNoEffects(src),
     directImportsPlugin(src, [zodNamespaceImport]),
     zodEnglishOnly,
+    zodWithoutEval,
   ],
   logLevel: "warning",
 };
