@@ -34,6 +34,13 @@ export const EGRESS_LIMITS = {
    * documents as base64); the public API refuses more than 32 MB, so this is generous.
    */
   relayBodyBytes: 64 * MiB,
+  /**
+   * After its 413 for a body that grew past relayBodyBytes, the relay reads and drops up to this
+   * much more of it before it cuts the connection. A client that sends its whole body before it
+   * reads the answer is still sending then, and closing at once would reset the connection
+   * under it and lose the 413 (seen under load, as a client left waiting).
+   */
+  relayDrainBytes: 64 * MiB,
   /** Time to receive one whole request body; a model request is sent in seconds. */
   relayRequestTimeoutMs: 5 * 60_000,
   /**

@@ -83,7 +83,11 @@ export interface RunningRelay {
   close(): Promise<void>;
 }
 
-/** An answer of the relay's own, in the API's error shape so the agent shows it plainly. */
+/**
+ * An answer of the relay's own, in the API's error shape so the agent shows it plainly. The
+ * connection closes after it, unless `keepOpen` (the caller drains the request's body and cuts
+ * the connection itself past a bound).
+ */
 function reply(
   res: ServerResponse,
   api: ApiKind,
@@ -92,6 +96,7 @@ function reply(
   message: string,
   extra: Readonly<Record<string, string>> = {},
   googleStatus?: string,
+  keepOpen = false,
 ): void {
   if (res.headersSent) {
     res.destroy();
@@ -102,7 +107,7 @@ function reply(
     ...extra,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
-    connection: "close",
+    ...(keepOpen ? {} : { connection: "close" }),
   });
   res.end(body);
 }
@@ -240,12 +245,12 @@ class Relay {
     });
     // Once the relay has answered or given up, the rest of the exchange is dropped quietly.
     let done = false;
-    const fail = (status: number, type: string, message: string): void => {
+    const fail = (status: number, type: string, message: string, keepOpen = false): void => {
       if (done) return;
       done = true;
       upstream.destroy();
       req.resume();
-      reply(res, this.#api, status, type, message);
+      reply(res, this.#api, status, type, message, {}, undefined, keepOpen);
     };
     upstream.on("timeout", () => {
       fail(
@@ -345,16 +350,23 @@ class Relay {
   #sendBody(
     req: IncomingMessage,
     upstream: ReturnType<typeof httpRequest>,
-    fail: (status: number, type: string, message: string) => void,
+    fail: (status: number, type: string, message: string, keepOpen?: boolean) => void,
   ): void {
     let seen = 0;
     req.on("data", (chunk: Buffer) => {
       seen += chunk.length;
+      if (seen > EGRESS_LIMITS.relayBodyBytes + EGRESS_LIMITS.relayDrainBytes) {
+        req.socket.destroy();
+        return;
+      }
       if (seen > EGRESS_LIMITS.relayBodyBytes) {
+        // The rest of the body is read and dropped (fail resumes the request), so the 413 is
+        // not lost to a reset while the client still sends.
         fail(
           413,
           "request_too_large",
           `the request body is over ${EGRESS_LIMITS.relayBodyBytes} bytes`,
+          true,
         );
         return;
       }

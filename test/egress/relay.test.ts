@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { once } from "node:events";
 import { request, createServer, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
@@ -238,29 +239,78 @@ describe("the API relay, reached through forwardPorts and its unix socket", () =
     assert.equal(api.seen.length, before);
   });
 
-  test("a chunked body that grows over the limit is cut with 413", async () => {
-    const answer = await new Promise<Answer>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, path: "/v1/messages", method: "POST" });
-      req.on("response", (res) => {
-        readAnswer(res).then(resolve, reject);
-      });
-      req.on("error", () => undefined);
-      const chunk = Buffer.alloc(1024 * 1024, 0x62);
-      let sent = 0;
-      const pump = (): void => {
-        while (sent <= EGRESS_LIMITS.relayBodyBytes && !req.destroyed) {
-          sent += chunk.length;
-          if (!req.write(chunk)) {
-            req.once("drain", pump);
-            return;
+  test(
+    "a chunked body that grows over the limit is cut with 413, which reaches a client still sending",
+    { timeout: 60_000 },
+    async () => {
+      const answer = await new Promise<Answer>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path: "/v1/messages", method: "POST" });
+        req.on("response", (res) => {
+          readAnswer(res).then(resolve, reject);
+        });
+        // A connection reset instead of the answer fails the test; it never leaves it waiting.
+        req.on("error", reject);
+        const chunk = Buffer.alloc(1024 * 1024, 0x62);
+        // The client goes on sending well past the limit, as one that does not read the answer
+        // before it has sent its whole body does: the relay's answer must still reach it.
+        const stopAt = EGRESS_LIMITS.relayBodyBytes + 16 * chunk.length;
+        let sent = 0;
+        const pump = (): void => {
+          while (sent <= stopAt && !req.destroyed) {
+            sent += chunk.length;
+            if (!req.write(chunk)) {
+              req.once("drain", pump);
+              return;
+            }
           }
-        }
-        req.end();
-      };
-      pump();
-    });
-    assert.equal(answer.status, 413);
-  });
+          req.end();
+        };
+        pump();
+      });
+      assert.equal(answer.status, 413);
+    },
+  );
+
+  test(
+    "a client that sends on without end past the 413 has its connection cut after the drain bound",
+    { timeout: 60_000 },
+    async () => {
+      const MiB = 1024 * 1024;
+      // A raw connection, so that nothing but the relay ends it: a chunked body without end.
+      const socket = connect({ host: "127.0.0.1", port });
+      await once(socket, "connect");
+      socket.write(
+        "POST /v1/messages HTTP/1.1\r\nhost: relay\r\ntransfer-encoding: chunked\r\n\r\n",
+      );
+      socket.resume();
+      const frame = Buffer.concat([
+        Buffer.from(`${MiB.toString(16)}\r\n`),
+        Buffer.alloc(MiB, 0x63),
+        Buffer.from("\r\n"),
+      ]);
+      const sent = await new Promise<number>((resolve) => {
+        let total = 0;
+        socket.on("error", () => undefined);
+        socket.on("close", () => {
+          resolve(total);
+        });
+        const pump = (): void => {
+          while (!socket.destroyed) {
+            total += MiB;
+            if (!socket.write(frame)) {
+              socket.once("drain", pump);
+              return;
+            }
+          }
+        };
+        pump();
+      });
+      const bound = EGRESS_LIMITS.relayBodyBytes + EGRESS_LIMITS.relayDrainBytes;
+      // What the client wrote also fills the sockets' buffers, which the relay never reads.
+      assert.ok(sent > bound, `cut after ${sent / MiB} MiB, before the bound`);
+      assert.ok(sent < bound + 64 * MiB, `still open after ${sent / MiB} MiB`);
+    },
+  );
 
   test("request headers over the limit are refused with 431", async () => {
     const answer = await send(port, "/v1/messages", {
