@@ -1,11 +1,10 @@
 // The host's files inside a task's directory, beside the store's own: the store names the task's
 // directory and its results/, the host adds its own. share/, workspace/ and egress/ are made fresh
-// for each attach and removed after it (the workspace by a background removal, since it can be
-// large); results/ keeps what was verified.
+// for each attach and removed after it (cleanAttempt.ts); results/ keeps what was verified.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { RESULT_FILE_NAMES } from "../protocol/index.js";
-import { isRealDir, refuseLink, removeLater, TaskPaths } from "../store/index.js";
+import { isRealDir, refuseLink, TaskPaths } from "../store/index.js";
 
 export const HOST_FILES = {
   /** The task share the sandbox mounts read-only. */
@@ -74,19 +73,6 @@ export async function prepareAttempt(layout: TaskLayout): Promise<void> {
   await mkdir(layout.results, { recursive: true, mode: 0o700 });
   await mkdir(layout.share, { mode: 0o700 });
   await mkdir(layout.workspace, { mode: 0o700 });
-}
-
-/**
- * Removes what only one attach needs: the share, the agent's clone, the sockets' directory. The
- * workspace is moved out of the task's directory at once and deleted in the background, so the
- * command that ran the task does not wait for a large checkout to be deleted.
- */
-export async function cleanAttempt(layout: TaskLayout): Promise<void> {
-  await Promise.all([
-    rm(layout.share, { recursive: true, force: true }),
-    removeLater(layout.dataDir, layout.workspace, `${layout.id}.workspace`),
-    rm(layout.egress, { recursive: true, force: true }),
-  ]);
 }
 
 /**

@@ -54,10 +54,18 @@ export const DATA_DIRS = {
 
 /**
  * Entries of the staging directory that begin with this are removals on their way out: a task
- * removed, or an attach's workspace left to a background `rm` (removeLater.ts). Any that is still
- * there is finished by gc, whatever its age.
+ * removed, or an attach's workspace left to a background `rm` (host/removeLater.ts). Any that
+ * is still there is finished by gc, whatever its age.
  */
 export const REMOVAL_PREFIX = "rm.";
+
+/**
+ * Where a removal of `label` goes: the staging directory of `dataDir`, under a name that begins
+ * with REMOVAL_PREFIX, so gc finishes it if nothing else does. Pure.
+ */
+export function removalPath(dataDir: string, label: string, nonce: string): string {
+  return join(dataDir, DATA_DIRS.staging, `${REMOVAL_PREFIX}${label}.${nonce}`);
+}
 
 /** Creates the data directory and its subdirectories, each 0700. */
 export async function prepareDataDir(path: string): Promise<void> {

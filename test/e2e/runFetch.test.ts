@@ -2,10 +2,11 @@
 // branch has the commit, and nothing else of the repository changed: not the checkout, not the
 // index, not an untracked file, not another ref, and none of its hooks ran.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   git,
   NO_SYSTEM,
@@ -58,6 +59,13 @@ describe("run, then fetch", { skip: NO_SYSTEM }, () => {
       ),
     );
     assert.equal(run.code, 0, run.stderr);
+    // The run left its workspace to a background deletion, which ends after the command's exit.
+    const staging = join(ws.dataDir, "tmp");
+    const removals = (): string[] => readdirSync(staging).filter((name) => name.startsWith("rm."));
+    for (let waited = 0; removals().length > 0; waited += 50) {
+      if (waited > 10_000) assert.fail(`the workspace was never deleted: ${removals().join()}`);
+      await sleep(50);
+    }
     const view = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.equal(view.state, "succeeded");
     assert.equal(view.base, ws.head);

@@ -19,12 +19,8 @@ import { after, before, test } from "node:test";
 import { ProxyLog } from "../../src/egress/proxyLog.js";
 import { GuestProgress } from "../../src/host/guestProgress.js";
 import { SILENT_REPORTER } from "../../src/host/reporter.js";
-import {
-  cleanAttempt,
-  prepareAttempt,
-  taskLayout,
-  type TaskLayout,
-} from "../../src/host/taskLayout.js";
+import { cleanAttempt } from "../../src/host/cleanAttempt.js";
+import { prepareAttempt, taskLayout, type TaskLayout } from "../../src/host/taskLayout.js";
 import { writeShare } from "../../src/host/writeShare.js";
 
 let root: string;

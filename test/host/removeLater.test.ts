@@ -16,10 +16,11 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { removalPath, removeLater } from "../../src/store/index.js";
-import { tempStore, type TempStore } from "./helpers.js";
+import { removeLater } from "../../src/host/removeLater.js";
+import { removalPath } from "../../src/store/index.js";
+import { tempStore, type TempStore } from "../store/helpers.js";
 
-const REMOVE_LATER = fileURLToPath(new URL("../../src/store/removeLater.ts", import.meta.url));
+const REMOVE_LATER = fileURLToPath(new URL("../../src/host/removeLater.ts", import.meta.url));
 
 let store: TempStore;
 before(async () => {

@@ -1,28 +1,21 @@
 // Removing a directory without waiting for it. An attach's workspace holds the task's checkout,
 // which on a monorepo is tens of thousands of files: deleting them one by one kept the command
 // that ran the task from exiting for as long as the deletion took.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { DATA_DIRS, REMOVAL_PREFIX } from "./dataDir.js";
+import { removalPath } from "../store/index.js";
 
 /** Random bytes in a removal's name, so that two removals of one label never meet. */
 const REMOVAL_NONCE_BYTES = 6;
 
 /**
- * Where `path` goes to be removed: the staging directory of `dataDir`, as a removal (its name
- * begins with REMOVAL_PREFIX), so gc finishes it if nothing else does. Pure.
- */
-export function removalPath(dataDir: string, label: string, nonce: string): string {
-  return join(dataDir, DATA_DIRS.staging, `${REMOVAL_PREFIX}${label}.${nonce}`);
-}
-
-/**
  * Moves `path` out of its place in one step (a rename into the data directory's staging
- * directory) and leaves its deletion to a detached `rm` that outlives this process. Nothing is
- * at `path` once it resolves. When it cannot be moved (the staging directory is missing, or on
- * another filesystem) or the remover cannot start, it is deleted here instead. A link at `path`
- * is moved or deleted as the link: nothing it points at is touched.
+ * directory, as a removal gc finishes if nothing else does) and leaves its deletion to a
+ * detached `rm` that outlives this process. Nothing is at `path` once it resolves. When it
+ * cannot be moved (the staging directory is missing, or on another filesystem) or the remover
+ * cannot start, it is deleted here instead. A link at `path` is moved or deleted as the link:
+ * nothing it points at is touched.
  */
 export async function removeLater(dataDir: string, path: string, label: string): Promise<void> {
   const removal = removalPath(dataDir, label, randomBytes(REMOVAL_NONCE_BYTES).toString("hex"));
@@ -41,10 +34,7 @@ export async function removeLater(dataDir: string, path: string, label: string):
  * does not stop it. `--one-file-system` keeps it out of anything mounted inside. Resolves
  * whether it started.
  */
-async function startRemover(removal: string): Promise<boolean> {
-  // Loaded here, not with the store: the verbs that only read the store (ls, show, send) start
-  // without node:child_process.
-  const { spawn } = await import("node:child_process");
+function startRemover(removal: string): Promise<boolean> {
   return new Promise((resolve) => {
     const remover = spawn("rm", ["-rf", "--one-file-system", "--", removal], {
       detached: true,
