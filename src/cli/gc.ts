@@ -15,8 +15,7 @@ export function registerGc(program: Command): void {
         "(nobody runs them and their deadline passed) whose deadline is as old, and what " +
         "crashed creators and unfinished removals (a task's workspace, deleted in the " +
         "background once it ends) left behind. Other unfinished tasks are never removed. The " +
-        "cache of a " +
-        "repository's history that no running task holds and no task used for as long is " +
+        "cache of a repository's history that no running task holds and no task used for as long is " +
         "removed too (the next task on that repository fills it again), and so is each setup " +
         "snapshot no task has started from for as long (the next task with that setup runs it again).",
     )

@@ -4,10 +4,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
-import { removalPath } from "../store/index.js";
-
-/** Random bytes in a removal's name, so that two removals of one label never meet. */
-const REMOVAL_NONCE_BYTES = 6;
+import { removalPath, REMOVAL_NONCE_BYTES } from "../store/index.js";
 
 /**
  * Moves `path` out of its place in one step (a rename into the data directory's staging

@@ -59,6 +59,9 @@ export const DATA_DIRS = {
  */
 export const REMOVAL_PREFIX = "rm.";
 
+/** Random bytes in a removal's name (as hex), so that two removals of one label never meet. */
+export const REMOVAL_NONCE_BYTES = 6;
+
 /**
  * Where a removal of `label` goes: the staging directory of `dataDir`, under a name that begins
  * with REMOVAL_PREFIX, so gc finishes it if nothing else does. Pure.

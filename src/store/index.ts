@@ -71,7 +71,7 @@ export { isStoredSpec, type TaskSpec, type StoredSpec } from "./spec.js";
 export type { DeadlineInput } from "./deadline.js";
 export { parseDuration } from "./deadline.js";
 export { currentTask, taskEnvironment, type CurrentTask } from "./envProtocol.js";
-export { resolveDataDir, removalPath, type DataDirChoice } from "./dataDir.js";
+export { resolveDataDir, removalPath, REMOVAL_NONCE_BYTES, type DataDirChoice } from "./dataDir.js";
 export { TaskPaths } from "./taskDir.js";
 export type { LockHolder, LockPurpose } from "./lockHolder.js";
 export { writeFileAtomic, type StoreHooks } from "./atomicFile.js";

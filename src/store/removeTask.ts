@@ -6,7 +6,7 @@ import { readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireLock } from "./attachLock.js";
 import type { StoreContext } from "./context.js";
-import { REMOVAL_PREFIX } from "./dataDir.js";
+import { REMOVAL_NONCE_BYTES, REMOVAL_PREFIX, removalPath } from "./dataDir.js";
 import { deadlineTime } from "./deadline.js";
 import {
   BadDeadlineError,
@@ -42,7 +42,7 @@ async function removeOne(ctx: StoreContext, id: string): Promise<void> {
   const lock = await acquireLock(paths.attachLock, { holder: ctx.holder("remove") });
   if (lock === undefined)
     throw new TaskRunningError(`task ${id} is running, so it cannot be removed`);
-  const trash = join(ctx.stagingDir, `${REMOVAL_PREFIX}${id}.${randomBytes(6).toString("hex")}`);
+  const trash = removalPath(ctx.dataDir, id, randomBytes(REMOVAL_NONCE_BYTES).toString("hex"));
   let parent: string | null = null;
   try {
     parent = unlessDamaged(() => readSpecSync(paths)?.parent ?? null, null);
