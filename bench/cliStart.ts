@@ -6,10 +6,10 @@
 // for the CPU more often stretches in wall time more than it does in CPU time.
 // The tasks are made through the store, not by `warden run`: their settings are not the host's,
 // so show and send stop at the host's first check of them, where a task `warden run` made also
-// has its agent's settings checked in full. Runs the built CLI (dist/cli/main.js): run `npm run
+// has its agent's settings checked in full. Runs the built CLI (dist/cli/warden.cjs): run `npm run
 // build` first.
 // Run: node --import tsx bench/cliStart.ts [--quick] [--cli=PATH]
-// (--cli times another build of the CLI's main.js, to compare two builds on one machine.)
+// (--cli times another build of the command, to compare two builds on one machine.)
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,7 +20,7 @@ import { median, populate, quick } from "./support/storeSetup.js";
 
 const CLI_MAIN =
   process.argv.find((arg) => arg.startsWith("--cli="))?.slice("--cli=".length) ??
-  fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+  fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
 const TASKS = 5;
 const ROUNDS = quick ? 5 : 15;
 

@@ -29,7 +29,7 @@ const BLOB_BYTES = 6_500;
 const DIRS = 40;
 const FILES_PER_DIR = 50;
 
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function git(cwd: string, ...args: string[]): string {

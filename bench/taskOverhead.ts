@@ -46,7 +46,7 @@ async function task(sandbox: SandboxChoice): Promise<number> {
   return took;
 }
 
-const CLI_MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI_MAIN = fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
 
 /** One `warden run` of the no-op task, a whole process, in the repository. */
 function wholeRun(): number {

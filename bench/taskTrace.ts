@@ -28,7 +28,7 @@ const root = await mkdtemp(join(tmpdir(), "warden-bench-trace-"));
 const repo = await makeSmallRepo(root);
 const baseline = bundleCloneBaseline(root, repo);
 
-const CLI_MAIN = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI_MAIN = fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
 
 /** A phase as the table shows it: milliseconds from the spawn of the process. */
 interface Row {

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 9;
-const CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,11 +1,15 @@
-// Bundles the `warden` command twice from the same source (src/cli/main.ts chooses which runs):
-// - as ES modules: dist/cli/main.js (the file package.json's "bin" names) becomes the program's
-//   start, written over what tsc emitted there, and each verb's code goes into chunks under
-//   dist/chunks/ that load only when that verb runs (src/cli/verbs.ts). Node loads a few files
-//   much faster than the four hundred-odd modules tsc emits and the packages they import.
-// - as one CommonJS file, dist/cli/program.cjs, with V8's code cache beside it
-//   (program.codecache): the verbs that run a task load most of the program, and compiling it
-//   was about 60 ms of their start, which the cache saves (src/lang/cachedBundle.ts).
+// Bundles the `warden` command from src/, as the runner is bundled (scripts/bundleGuest.mjs):
+// - dist/cli/program.cjs: the whole program as one CommonJS file, which V8's vm.Script (the only
+//   way Node 20 takes a code cache) compiles;
+// - dist/cli/warden.cjs: the command (package.json's bin), built from src/cli/command.ts, which
+//   runs the program with its cache (src/lang/cachedBundle.ts); CommonJS too, so that Node starts
+//   it without its loader for ES modules, which cost every command about 25 ms;
+// - dist/cli/program.codecache: the cache, written by one run of `run --help`, so that it holds
+//   the code a start runs (the verbs' registration, commander's parsing), not only the top level.
+// Node loads one file much faster than the four hundred-odd modules tsc emits and the packages
+// they import, and reads compiled code from the cache faster than it compiles it. The program
+// still runs only the code of the verb a command line names: each verb file is imported with
+// import(), which esbuild turns into code that runs its modules on first use (src/cli/verbs.ts).
 // Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
 import { execFileSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
@@ -24,81 +28,77 @@ import {
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "src");
-// The chunks sit one folder below dist/, as every file tsc emits does, so that the paths the
-// code finds from import.meta.url (the runner, the package root) resolve the same in a chunk.
-const CHUNKS = "chunks";
+const cli = join(root, "dist", "cli");
 
-/**
- * esbuild's options for the bundle. A test builds it in memory with these (and a metafile) to
- * check which code each verb loads.
- */
-export const cliBuildOptions = {
+/** The whole program as one CommonJS file. */
+const PROGRAM_BUNDLE = join(cli, "program.cjs");
+
+/** The command that runs it, package.json's bin. */
+const COMMAND = join(cli, "warden.cjs");
+
+/** The trims both files are built with (scripts/smallerImports.mjs, scripts/lazyBuiltins.mjs). */
+const plugins = [
+  importsHaveNoEffects(src),
+  directImportsPlugin(src, [zodNamespaceImport]),
+  zodEnglishOnly,
+  zodWithoutEval,
+  lazyBuiltinsPlugin(src),
+];
+
+/** What both files are built with: CommonJS for Node 20. */
+const common = {
   absWorkingDir: root,
-  entryPoints: { "cli/main": "src/cli/main.ts" },
-  outdir: "dist",
-  chunkNames: `${CHUNKS}/[name]-[hash]`,
-  bundle: true,
-  splitting: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  // fs-ext is a native addon: its compiled .node file loads from node_modules, as before.
-  external: ["fs-ext"],
-  plugins: [
-    importsHaveNoEffects(src),
-    directImportsPlugin(src, [zodNamespaceImport]),
-    zodEnglishOnly,
-    zodWithoutEval,
-    lazyBuiltinsPlugin(src),
-  ],
-  // The CommonJS packages inside (commander, yaml, tar-stream) call require() for Node's
-  // modules, which an ES module has only when it makes one.
-  banner: {
-    js: "import { createRequire as wardenCreateRequire } from 'node:module'; const require = wardenCreateRequire(import.meta.url);",
-  },
-  logLevel: "warning",
-};
-
-/** The whole program as one CommonJS file, for the verbs that run a task (src/cli/main.ts). */
-const PROGRAM_BUNDLE = join(root, "dist", "cli", "program.cjs");
-
-/** esbuild's options for the CommonJS program: the same code, trimmed the same way. */
-export const programBuildOptions = {
-  absWorkingDir: root,
-  entryPoints: ["src/cli/program.ts"],
-  outfile: PROGRAM_BUNDLE,
   bundle: true,
   platform: "node",
   format: "cjs",
   target: "node20",
+  // fs-ext is a native addon: its compiled .node file loads from node_modules, as before.
   external: ["fs-ext"],
-  // The bundle sits in dist/cli/, one folder below dist/ as the chunks do, so the paths the code
-  // finds from import.meta.url, here the bundle's own path, resolve the same.
+  // The files sit in dist/cli/, one folder below dist/ as every file tsc emits does, so the
+  // paths the code finds from import.meta.url (the runner, the package root), here the file's
+  // own path, resolve the same.
   define: { "import.meta.url": "wardenModuleUrl" },
   banner: { js: 'const wardenModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [
-    importsHaveNoEffects(src),
-    directImportsPlugin(src, [zodNamespaceImport]),
-    zodEnglishOnly,
-    zodWithoutEval,
-  ],
+  plugins,
+  logLevel: "warning",
+};
+
+/** esbuild's options for the program. */
+export const programBuildOptions = {
+  ...common,
+  entryPoints: ["src/cli/program.ts"],
+  outfile: PROGRAM_BUNDLE,
   // Each start reads the whole file before V8 takes its cache: without blanks, comments and
   // redundant syntax it is about half the bytes. Names stay, so stack traces still read.
   minifyWhitespace: true,
   minifySyntax: true,
-  logLevel: "warning",
+};
+
+/**
+ * The same program split into ES module chunks at its import() calls. It is never written: a
+ * test reads from its metafile which modules each verb runs, since esbuild runs a module of the
+ * CommonJS program on first use exactly when it is reached only through an import() call.
+ */
+export const verbGraphOptions = {
+  ...common,
+  entryPoints: ["src/cli/program.ts"],
+  format: "esm",
+  splitting: true,
+  outdir: join(root, "dist"),
+  chunkNames: "chunks/[name]-[hash]",
+  define: {},
+  banner: {},
 };
 
 // Run as a script (`npm run build`), it writes the bundles; imported, it only gives its options.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await rm(join(root, "dist", CHUNKS), { recursive: true, force: true });
-  await build(cliBuildOptions);
+  // Earlier builds wrote the command as ES module chunks here.
+  await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
   await build(programBuildOptions);
-  // The cache, written at the exit of one `run --help` through the bundle: it then holds the
-  // code a start runs (every verb's registration, commander's parsing), not only the top level.
+  await build({ ...common, entryPoints: ["src/cli/command.ts"], outfile: COMMAND });
   const cache = PROGRAM_BUNDLE.replace(/\.cjs$/, ".codecache");
   await rm(cache, { force: true });
-  execFileSync(process.execPath, [join(root, "dist", "cli", "main.js"), "run", "--help"], {
+  execFileSync(process.execPath, [COMMAND, "run", "--help"], {
     env: { ...process.env, WARDEN_WRITE_CODE_CACHE: "1" },
     stdio: "ignore",
   });

@@ -31,7 +31,7 @@ fi
 # The repository and the data directory stay after the demo, so its task can be looked at again.
 tmp=$(mktemp -d -t warden-demo.XXXXXX)
 export WARDEN_DATA_DIR="$tmp/data"
-warden() { node dist/cli/main.js "$@"; }
+warden() { node dist/cli/warden.cjs "$@"; }
 # The demo's own git ignores the machine's config and has an identity even where none is set.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 export GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@localhost
@@ -59,7 +59,7 @@ git -C "$tmp/repo" log --format='%h %s (%an)' "warden/$id"
 if type -P warden >/dev/null; then
   cli=warden
 else
-  cli="node $PWD/dist/cli/main.js"
+  cli="node $PWD/dist/cli/warden.cjs"
 fi
 echo
 echo "== the task is kept in $WARDEN_DATA_DIR; look at it again with:"

@@ -1,5 +1,5 @@
 // The `warden` command as a script sees it: exit codes, --json shapes, `warden:` / `hint:` on
-// errors, ids by unique prefix. Run as a child process: `node dist/cli/main.js`.
+// errors, ids by unique prefix. Run as a child process: `node dist/cli/warden.cjs`.
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

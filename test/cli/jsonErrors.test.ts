@@ -1,6 +1,6 @@
 // An error of a verb given --json, as a script sees it: one JSON object on stdout with the
 // error's stable code and hint, nothing on stderr, and the same exit status as without --json.
-// Run as a child process: `node dist/cli/main.js`.
+// Run as a child process: `node dist/cli/warden.cjs`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Tasks } from "../../src/store/index.js";

@@ -1,7 +1,7 @@
-// How the built `warden` loads its program (src/cli/main.ts): a verb that runs a task loads the
-// whole program as one CommonJS bundle with V8's code cache (dist/cli/program.cjs), any other
-// verb its own ES module chunks; the runner loads its bundle (dist/guest/runner.cjs) with its
-// cache the same way. Whether V8 took a cache is read from the WARDEN_TRACE line of the load.
+// How the built `warden` loads its program (src/cli/command.ts): every command line loads the
+// whole program as one CommonJS bundle with V8's code cache (dist/cli/program.cjs), and the
+// runner loads its bundle (dist/guest/runner.cjs) with its cache the same way. Whether V8 took a
+// cache is read from the WARDEN_TRACE line of the load.
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -17,12 +17,16 @@ import { skipWhen } from "../support/skipWhen.js";
 
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const CLI = join(ROOT, "dist", "cli", "main.js");
+const CLI = join(ROOT, "dist", "cli", "warden.cjs");
+/** The program from its modules as tsc emits them, unbundled (src/cli/main.ts). */
+const UNBUNDLED = join(ROOT, "dist", "cli", "main.js");
 const PROGRAM = join(ROOT, "dist", "cli", "program.cjs");
 const RUNNER = join(ROOT, "dist", "guest", "runner.cjs");
 const GUEST = join(ROOT, "dist", "guest", "warden-guest.cjs");
 const NOT_BUILT = skipWhen(
-  existsSync(PROGRAM) && existsSync(GUEST) ? false : "warden is not built: npm run build",
+  existsSync(CLI) && existsSync(PROGRAM) && existsSync(GUEST)
+    ? false
+    : "warden is not built: npm run build",
 );
 
 /** Runs `program args` with a trace and hands back its output and the phases it traced. */
@@ -51,25 +55,22 @@ const loadPhases = (phases: string[]): string[] =>
   phases.filter((name) => name.startsWith("load "));
 
 test(
-  "a verb that runs a task loads the program's bundle, and V8 takes its code cache",
+  "every command line loads the program's bundle, and V8 takes its code cache",
   { skip: NOT_BUILT },
   async () => {
-    for (const verb of ["run", "start", "rerun", "continue", "worker"]) {
-      const { phases } = await traced(CLI, [verb, "--help"]);
-      assert.deepEqual(loadPhases(phases), [loadPhaseName(PROGRAM, true)], verb);
-    }
-    const { phases } = await traced(CLI, ["--data-dir", "/nonexistent/data", "run", "--help"]);
-    assert.deepEqual(loadPhases(phases), [loadPhaseName(PROGRAM, true)], "after --data-dir");
-  },
-);
-
-test(
-  "any other verb loads its own modules, not the program's bundle",
-  { skip: NOT_BUILT },
-  async () => {
-    for (const args of [["ls"], ["show", "--help"], ["--help"], ["--version"]]) {
+    const lines = [
+      ...["run", "start", "rerun", "continue", "worker", "show", "send"].map((verb) => [
+        verb,
+        "--help",
+      ]),
+      ["ls"],
+      ["--help"],
+      ["--version"],
+      ["--data-dir", "/nonexistent/data", "run", "--help"],
+    ];
+    for (const args of lines) {
       const { phases } = await traced(CLI, args);
-      assert.deepEqual(loadPhases(phases), [], args.join(" "));
+      assert.deepEqual(loadPhases(phases), [loadPhaseName(PROGRAM, true)], args.join(" "));
     }
   },
 );
@@ -95,26 +96,36 @@ test(
 );
 
 test(
-  "without the program's bundle, a verb that runs a task loads its modules and reads the same",
+  "the program from its unbundled modules reads the same as the bundle",
   { skip: NOT_BUILT },
   async () => {
-    const copy = await mkdtemp(join(tmpdir(), "warden-no-bundle-"));
+    for (const args of [["run", "--help"], ["--help"], ["ls"]]) {
+      const alone = await traced(UNBUNDLED, args);
+      assert.deepEqual(loadPhases(alone.phases), [], args.join(" "));
+      assert.equal(alone.stdout, (await traced(CLI, args)).stdout, args.join(" "));
+    }
+  },
+);
+
+test(
+  "the bundle carries every package but the native lock addon: a copy without node_modules runs",
+  { skip: NOT_BUILT },
+  async () => {
+    const copy = await mkdtemp(join(tmpdir(), "warden-no-modules-"));
     try {
       await mkdir(join(copy, "dist", "cli"), { recursive: true });
-      await cp(CLI, join(copy, "dist", "cli", "main.js"));
-      await cp(join(ROOT, "dist", "chunks"), join(copy, "dist", "chunks"), { recursive: true });
+      for (const file of ["warden.cjs", "program.cjs"]) {
+        await cp(join(ROOT, "dist", "cli", file), join(copy, "dist", "cli", file));
+      }
       await cp(join(ROOT, "package.json"), join(copy, "package.json"));
-      const alone = await traced(join(copy, "dist", "cli", "main.js"), ["run", "--help"]);
-      assert.deepEqual(loadPhases(alone.phases), []);
-      assert.equal(alone.stdout, (await traced(CLI, ["run", "--help"])).stdout);
-      // The bundle carries every package but the native lock addon: beside the chunks, without
-      // node_modules, it runs too.
-      await cp(PROGRAM, join(copy, "dist", "cli", "program.cjs"));
-      const bundled = await traced(join(copy, "dist", "cli", "main.js"), ["run", "--help"]);
+      const command = join(copy, "dist", "cli", "warden.cjs");
+      const bundled = await traced(command, ["run", "--help"]);
+      // Without its cache beside it, the bundle is compiled as it loads.
       assert.deepEqual(loadPhases(bundled.phases), [
         loadPhaseName(join(copy, "dist", "cli", "program.cjs"), false),
       ]);
-      assert.equal(bundled.stdout, alone.stdout);
+      assert.equal(bundled.stdout, (await traced(CLI, ["run", "--help"])).stdout);
+      assert.equal((await traced(command, ["ls", "--json"])).stdout, "[]\n");
     } finally {
       await rm(copy, { recursive: true, force: true });
     }

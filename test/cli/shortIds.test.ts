@@ -1,6 +1,6 @@
 // Ids as a person reads and types them: tasks made within the same second are each shown in `ls`
 // and in hints by a prefix no other task shares, which `show` resolves back to that task, and
-// `@last` names the newest task. Runs the built CLI: `node dist/cli/main.js`.
+// `@last` names the newest task. Runs the built CLI: `node dist/cli/warden.cjs`.
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";

@@ -1,22 +1,32 @@
-// What the verbs people run most load as they start, read from the metafile of the bundle built
-// as `npm run build` builds it (in memory here): the code of the program's start and of the
-// verb's own chunk, with everything they import before any code runs. Code a verb does not use
-// (zod's schemas, the sandboxes, the egress proxy) costs its start the time to load it. The verbs
-// that run a task load the CommonJS program instead when it is built (test/cli/programBundle);
-// these are the modules they load without it, as under tsx.
+// What the verbs people run most run as they start. The built program (dist/cli/program.cjs)
+// runs a module on its first use when it is reached only through an import() call, as each verb
+// file is (src/cli/verbs.ts); so what a verb runs is the program's start and the verb's file with
+// everything they import, which the metafile of the same program split into chunks at its import()
+// calls shows (built in memory here, with the options scripts/bundleCli.mjs gives). Code a verb
+// does not use (zod's schemas, the sandboxes, the egress proxy) would cost its start the time to
+// run it. Node's own modules that a command loads are read from the built command as it runs.
 import { strict as assert } from "node:assert";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { build, type BuildOptions, type Metafile } from "esbuild";
+import { cleanEnv } from "../e2e/fixtures.js";
+import { skipWhen } from "../support/skipWhen.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const CLI = join(ROOT, "dist", "cli", "warden.cjs");
+const execFileAsync = promisify(execFile);
 
-/** The bundle's metafile, built with the options scripts/bundleCli.mjs builds with. */
+/** The split program's metafile, built with the options scripts/bundleCli.mjs gives. */
 async function bundleMeta(): Promise<Metafile> {
   const script = pathToFileURL(join(ROOT, "scripts", "bundleCli.mjs")).href;
-  const { cliBuildOptions } = (await import(script)) as { cliBuildOptions: BuildOptions };
-  const result = await build({ ...cliBuildOptions, write: false, metafile: true });
+  const { verbGraphOptions } = (await import(script)) as { verbGraphOptions: BuildOptions };
+  const result = await build({ ...verbGraphOptions, write: false, metafile: true });
   return result.metafile;
 }
 
@@ -28,7 +38,7 @@ interface Loaded {
   builtins: string[];
 }
 
-/** The program's start with the chunk of `verbFile` (src/cli/verbs.ts loads one per verb). */
+/** The program's start with the chunk of `verbFile` (src/cli/verbs.ts imports one per verb). */
 async function loadedBy(verbFile: string | undefined): Promise<Loaded> {
   const { outputs } = await meta;
   const entryOf = (source: string): string => {
@@ -36,12 +46,7 @@ async function loadedBy(verbFile: string | undefined): Promise<Loaded> {
     assert.ok(found !== undefined, `the bundle has a chunk for ${source}`);
     return found;
   };
-  // main.ts imports the program (program.ts) as it starts, in a chunk of its own.
-  const programChunk = Object.keys(outputs).find(
-    (path) => outputs[path]?.inputs["src/cli/program.ts"] !== undefined,
-  );
-  assert.ok(programChunk !== undefined, "the bundle has a chunk for src/cli/program.ts");
-  const pending = [entryOf("src/cli/main.ts"), programChunk];
+  const pending = [entryOf("src/cli/program.ts")];
   if (verbFile !== undefined) pending.push(entryOf(verbFile));
   const seen = new Set<string>();
   const inputs = new Set<string>();
@@ -88,13 +93,55 @@ test("warden show and warden send load no zod, no agent adapter, no sandbox, egr
   }
 });
 
-test("ls, show, send and --version load neither node:crypto nor node:child_process as they start", async () => {
-  for (const verbFile of ["src/cli/ls.ts", "src/cli/show.ts", "src/cli/send.ts", undefined]) {
-    const loaded = await loadedBy(verbFile);
-    const heavy = loaded.builtins.filter((name) => HEAVY_BUILTINS.includes(name));
-    assert.deepEqual(heavy, [], verbFile ?? "--version");
+/**
+ * Runs the built command with `args` and hands back what it loaded of Node's own modules
+ * (process.moduleLoadList) and whether zod ran: the bundle's zod sets a global as it starts.
+ */
+async function loadedAtRun(args: string[]): Promise<{ builtins: string[]; zodRan: boolean }> {
+  const dir = await mkdtemp(join(tmpdir(), "warden-loaded-"));
+  try {
+    const report = join(dir, "loaded.json");
+    const preload = join(dir, "report.cjs");
+    await writeFile(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)},
+         JSON.stringify({ modules: process.moduleLoadList,
+           zodRan: globalThis.__zod_globalConfig !== undefined })));`,
+    );
+    await execFileAsync(process.execPath, ["--require", preload, CLI, ...args], {
+      env: cleanEnv({ WARDEN_DATA_DIR: join(dir, "data") }),
+    }).catch(() => undefined);
+    const loaded = JSON.parse(await readFile(report, "utf8")) as {
+      modules: string[];
+      zodRan: boolean;
+    };
+    const builtins = loaded.modules
+      .filter((entry) => entry.startsWith("NativeModule "))
+      .map((entry) => `node:${entry.slice("NativeModule ".length)}`);
+    return { builtins, zodRan: loaded.zodRan };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-});
+}
+
+const NOT_BUILT = skipWhen(existsSync(CLI) ? false : "warden is not built: npm run build");
+
+test(
+  "the built ls, show, send and --version start without node:crypto, node:child_process or zod",
+  { skip: NOT_BUILT },
+  async () => {
+    const lines = [["ls"], ["show", "01abc"], ["send", "01abc", "hello"], ["--version"]];
+    for (const args of lines) {
+      const { builtins, zodRan } = await loadedAtRun(args);
+      assert.ok(builtins.includes("node:fs"), `${args.join(" ")}: the report reads`);
+      const heavy = builtins.filter((name) => HEAVY_BUILTINS.includes(name));
+      assert.deepEqual(heavy, [], args.join(" "));
+      assert.equal(zodRan, false, `${args.join(" ")} runs zod`);
+    }
+    // The report can tell: a verb that checks its settings with zod runs it.
+    assert.equal((await loadedAtRun(["run", "--help"])).zodRan, true);
+  },
+);
 
 test("warden --version loads neither zod nor the store", async () => {
   const loaded = await loadedBy(undefined);

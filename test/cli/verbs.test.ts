@@ -1,24 +1,12 @@
 // The verbs a command line loads: a command line that names a verb loads that verb's file alone
 // (src/cli/verbs.ts), so each file must register exactly the verbs it is listed for, a verb must
 // read the same alone as beside the others, and anything else must still see the whole program.
-// The built CLI is one bundle that carries its packages: a copy of dist/cli and dist/chunks with
-// the package's manifest and no node_modules runs, as long as no lock is taken (fs-ext, a native
-// addon, is the one package it loads from node_modules, and only when it takes or probes a lock).
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { test } from "node:test";
-import { promisify } from "node:util";
 import { Command } from "commander";
 import { VERB_FILES, verbFilesFor } from "../../src/cli/verbs.js";
 import { describeCli } from "../support/cliSuite.js";
-import { cleanEnv, runCli } from "../e2e/fixtures.js";
-
-const execFileAsync = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { runCli } from "../e2e/fixtures.js";
 
 /** The names of the verbs `register` adds to an empty program, hidden ones too. */
 function verbsOf(registers: ((program: Command) => void)[]): string[] {
@@ -95,25 +83,6 @@ describeCli("the built warden loads one verb", (ws) => {
       const alone = await runCli(ws.dataDir, [command.name(), "--help"]);
       assert.equal(alone.code, 0, command.name());
       assert.equal(alone.stdout, helpOf(command), command.name());
-    }
-  });
-
-  test("a copy of the built CLI without node_modules prints its help and lists tasks", async () => {
-    const copy = await mkdtemp(join(tmpdir(), "warden-bundle-"));
-    try {
-      await mkdir(join(copy, "dist"));
-      await cp(join(ROOT, "dist", "cli", "main.js"), join(copy, "dist", "cli", "main.js"));
-      await cp(join(ROOT, "dist", "chunks"), join(copy, "dist", "chunks"), { recursive: true });
-      await cp(join(ROOT, "package.json"), join(copy, "package.json"));
-      const warden = (args: string[]) =>
-        execFileAsync(process.execPath, [join(copy, "dist", "cli", "main.js"), ...args], {
-          cwd: copy,
-          env: cleanEnv({ WARDEN_DATA_DIR: join(copy, "data") }),
-        });
-      assert.match((await warden(["--help"])).stdout, /^Usage: warden /);
-      assert.equal((await warden(["ls", "--json"])).stdout, "[]\n");
-    } finally {
-      await rm(copy, { recursive: true, force: true });
     }
   });
 });

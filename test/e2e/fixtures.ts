@@ -17,7 +17,7 @@ import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
 /** The built CLI; the test script builds before it tests. */
-export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/warden.cjs", import.meta.url));
 
 /** Why the whole system cannot run here, or undefined when it can. */
 export const NO_SYSTEM: SkipReason | undefined =
@@ -55,7 +55,7 @@ export interface CliOptions {
 }
 
 /**
- * Starts `node dist/cli/main.js --data-dir DIR ...args`; a task it makes has the test bounds
+ * Starts `node dist/cli/warden.cjs --data-dir DIR ...args`; a task it makes has the test bounds
  * (testBounds.ts).
  */
 export function startCli(dataDir: string, args: string[], options: CliOptions = {}): ChildProcess {
