@@ -8,6 +8,7 @@
 //   attach of the same one-turn script.
 //
 //   npm run build && node --import tsx bench/checkpoints.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -7,6 +7,7 @@
 // With --trace, one more task runs with WARDEN_TRACE and its phases (host and runner) are printed.
 //
 //   npm run build && node --import tsx bench/claudeOverhead.ts [--quick] [--trace]
+import "./support/withoutExtraCaCerts.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -10,6 +10,7 @@
 // build` first.
 // Run: node --import tsx bench/cliStart.ts [--quick] [--cli=PATH]
 // (--cli times another build of the command, to compare two builds on one machine.)
+import "./support/withoutExtraCaCerts.js";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

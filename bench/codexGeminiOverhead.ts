@@ -5,6 +5,7 @@
 // Median of several runs.
 //
 //   npm run build && node --import tsx bench/codexGeminiOverhead.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";

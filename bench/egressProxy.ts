@@ -3,6 +3,7 @@
 // connection (CONNECT answered vs TCP connected), and the throughput and CPU time of a bulk
 // transfer, direct and tunnelled in turn.
 // Run: node --import tsx bench/egressProxy.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

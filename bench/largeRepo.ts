@@ -10,6 +10,7 @@
 // The repository is built once with `git fast-import` and kept under
 // $XDG_CACHE_HOME/warden-bench (else ~/.cache/warden-bench), outside the repository tree.
 // Run: node --import tsx bench/largeRepo.ts [--quick]   (needs `npm run build` first)
+import "./support/withoutExtraCaCerts.js";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";

@@ -7,6 +7,7 @@
 // Medians of 7 runs (3 with --quick).
 //
 //   npm run build && node --import tsx bench/messageLatency.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -8,6 +8,7 @@
 // can do). Also printed: the time of the store's `send` itself. Medians of 7 runs (3 with --quick).
 //
 //   npm run build && node --import tsx bench/messageSend.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

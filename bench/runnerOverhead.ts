@@ -5,6 +5,7 @@
 // there is one, so that the figures are the runner's and git's, not a busy disk's.
 //
 //   npm run build && node --import tsx bench/runnerOverhead.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -1,6 +1,7 @@
 // Sandbox start: from start() to the first byte the runner writes on stdout (to the exit, for
 // `true`, which writes nothing), bwrap and none against a plain spawn of the same command.
 // Run: node --import tsx bench/sandboxStart.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

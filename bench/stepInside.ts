@@ -4,6 +4,7 @@
 // against `cat` of the same bytes on the host. Medians of 7 runs (3 with --quick).
 //
 //   npm run build && node --import tsx bench/stepInside.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";

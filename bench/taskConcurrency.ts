@@ -7,6 +7,7 @@
 // With --trace, each task's phases are timed (WARDEN_TRACE) and the median and slowest of each
 // are printed, to show where the tasks wait for each other.
 // Run: npm run build && node --import tsx bench/taskConcurrency.ts [--quick] [--trace]
+import "./support/withoutExtraCaCerts.js";
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";

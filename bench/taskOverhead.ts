@@ -5,6 +5,7 @@
 // Node's start and module loading), as a person running it sees it.
 // Where the time goes, phase by phase (host and runner): bench/taskTrace.ts.
 // Run: npm run build && node --import tsx bench/taskOverhead.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -2,6 +2,7 @@
 // (it has read its options and serves its metadata API), bwrap against a plain spawn of the same
 // runner on the same share. Median of several runs.
 // Run: node --import tsx bench/taskStart.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

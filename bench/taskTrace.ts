@@ -5,6 +5,7 @@
 // host and guest on one clock, beside the whole process and the baseline of
 // bench/taskOverhead.ts (git bundle create + git clone + true).
 // Run: npm run build && node --import tsx bench/taskTrace.ts [--quick] [--runs N]
+import "./support/withoutExtraCaCerts.js";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

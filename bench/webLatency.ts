@@ -4,6 +4,7 @@
 // this process), the baseline. Then the server's memory with 10,000 tasks in the store, after
 // the list has been served and feeds are open.
 // Run: npm run build && node --import tsx bench/webLatency.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -3,6 +3,7 @@
 // both with their history caches warm. The two kinds alternate, so a slow spell of the machine
 // falls on both. Median of several runs.
 // Run: npm run build && node --import tsx bench/workspaces.ts [--quick]
+import "./support/withoutExtraCaCerts.js";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

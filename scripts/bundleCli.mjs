@@ -4,14 +4,15 @@
 // - dist/cli/warden.cjs: the command (package.json's bin), built from src/cli/command.ts, which
 //   runs the program with its cache (src/lang/cachedBundle.ts); CommonJS too, so that Node starts
 //   it without its loader for ES modules, which cost every command about 25 ms;
-// - dist/cli/program.codecache: the cache, written by one run of `run --help`, so that it holds
-//   the code a start runs (the verbs' registration, commander's parsing), not only the top level.
+// - dist/cli/program-task.codecache and program.codecache: the caches, for the verbs that run a
+//   task and for the others, written at the end of a `warden run` of a task that does nothing and
+//   of an `ls` (scripts/warmProgramCache.mjs), so that each holds the code its verbs run, not
+//   only the code of the start.
 // Node loads one file much faster than the four hundred-odd modules tsc emits and the packages
 // they import, and reads compiled code from the cache faster than it compiles it. The program
 // still runs only the code of the verb a command line names: each verb file is imported with
 // import(), which esbuild turns into code that runs its modules on first use (src/cli/verbs.ts).
 // Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
-import { execFileSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
@@ -19,6 +20,7 @@ import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
 import { lazyBuiltinsPlugin } from "./lazyBuiltins.mjs";
+import { warmProgramCache } from "./warmProgramCache.mjs";
 import {
   importsHaveNoEffects,
   zodEnglishOnly,
@@ -96,14 +98,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
   await build(programBuildOptions);
   await build({ ...common, entryPoints: ["src/cli/command.ts"], outfile: COMMAND });
-  const cache = PROGRAM_BUNDLE.replace(/\.cjs$/, ".codecache");
-  await rm(cache, { force: true });
-  execFileSync(process.execPath, [COMMAND, "run", "--help"], {
-    env: { ...process.env, WARDEN_WRITE_CODE_CACHE: "1" },
-    stdio: "ignore",
-  });
+  // The names src/cli/command.ts reads.
+  const taskCache = join(cli, "program-task.codecache");
+  const cache = join(cli, "program.codecache");
+  const warmedBy = await warmProgramCache(COMMAND, taskCache, cache);
+  process.stdout.write(`warden's code cache for tasks: written by ${warmedBy}\n`);
   // A cache that is not there would only make each start compile again: the build says so.
-  await readFile(cache).catch(() => {
-    throw new Error(`the code cache ${cache} was not written`);
-  });
+  for (const file of [taskCache, cache]) {
+    await readFile(file).catch(() => {
+      throw new Error(`the code cache ${file} was not written`);
+    });
+  }
 }

@@ -3,6 +3,7 @@
 // before it does anything, so a command line that names a verb loads that verb's file alone; one
 // that needs the whole program (help, a misspelt verb, completion) loads every file.
 import type { Command } from "commander";
+import { firstWord } from "./firstWord.js";
 
 /** What a verb file gives the program: a function that adds its verbs to it. */
 export type RegisterVerbs = (program: Command) => void;
@@ -62,23 +63,8 @@ export const VERB_FILES: readonly VerbFile[] = [
   },
 ];
 
-/** The program's own options that take a value, which may come before the verb. */
-const GLOBAL_VALUE_OPTIONS = ["--data-dir", "--store"];
-
 /** The program's own options that print its version and end it: they need no verb. */
 const VERSION_OPTIONS = ["-V", "--version"];
-
-/** The first word of a command line after value options of the program's own. */
-export function firstWord(args: readonly string[]): string | undefined {
-  let i = 0;
-  while (i < args.length) {
-    const word = args[i] ?? "";
-    if (GLOBAL_VALUE_OPTIONS.includes(word)) i += 2;
-    else if (GLOBAL_VALUE_OPTIONS.some((option) => word.startsWith(`${option}=`))) i += 1;
-    else break;
-  }
-  return args[i];
-}
 
 /**
  * The verb files a command line (the words after `warden`) needs, in help's order: the one file

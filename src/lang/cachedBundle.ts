@@ -53,11 +53,16 @@ export function loadPhaseName(bundle: string, cacheTaken: boolean): string {
 
 /**
  * Runs `bundle` as a CommonJS module and hands back its exports; `trace` times the reading and
- * compiling of it (not the running, which is the program's own).
+ * compiling of it (not the running, which is the program's own). The cache is `cacheFile`, by
+ * default the one beside the bundle: one bundle may have several, each written by a run of
+ * other code, since V8's cache holds the functions that were compiled when it was written.
  */
-export function runCachedBundle(bundle: string, trace: PhaseTrace = NO_TRACE): unknown {
+export function runCachedBundle(
+  bundle: string,
+  trace: PhaseTrace = NO_TRACE,
+  cacheFile: string = codeCachePath(bundle),
+): unknown {
   const began = traceNow();
-  const cacheFile = codeCachePath(bundle);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);

@@ -1,15 +1,16 @@
 // How the built `warden` loads its program (src/cli/command.ts): every command line loads the
-// whole program as one CommonJS bundle with V8's code cache (dist/cli/program.cjs), and the
-// runner loads its bundle (dist/guest/runner.cjs) with its cache the same way. Whether V8 took a
-// cache is read from the WARDEN_TRACE line of the load.
+// whole program as one CommonJS bundle (dist/cli/program.cjs) with a V8 code cache, the verbs
+// that run a task one written at the end of a task's run, the others one written at the end of
+// `ls` (scripts/warmProgramCache.mjs); the runner loads its bundle (dist/guest/runner.cjs) with
+// its cache the same way. Whether V8 took a cache is read from the WARDEN_TRACE line of the load.
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { loadPhaseName, TRACE_ENV, type TracedPhase } from "../../src/lang/index.js";
 import { cleanEnv } from "../e2e/fixtures.js";
@@ -23,6 +24,7 @@ const UNBUNDLED = join(ROOT, "dist", "cli", "main.js");
 const PROGRAM = join(ROOT, "dist", "cli", "program.cjs");
 const RUNNER = join(ROOT, "dist", "guest", "runner.cjs");
 const GUEST = join(ROOT, "dist", "guest", "warden-guest.cjs");
+const TASK_CACHE = join(ROOT, "dist", "cli", "program-task.codecache");
 const NOT_BUILT = skipWhen(
   existsSync(CLI) && existsSync(PROGRAM) && existsSync(GUEST)
     ? false
@@ -51,6 +53,21 @@ async function traced(
   }
 }
 
+/**
+ * Copies the built command and its program, without caches or node_modules, with the package's
+ * manifest, into a new folder; hands back the folder and its dist/cli.
+ */
+async function copyCommand(prefix: string): Promise<{ copy: string; cli: string }> {
+  const copy = await mkdtemp(join(tmpdir(), prefix));
+  const cli = join(copy, "dist", "cli");
+  await mkdir(cli, { recursive: true });
+  for (const file of ["warden.cjs", "program.cjs"]) {
+    await cp(join(ROOT, "dist", "cli", file), join(cli, file));
+  }
+  await cp(join(ROOT, "package.json"), join(copy, "package.json"));
+  return { copy, cli };
+}
+
 const loadPhases = (phases: string[]): string[] =>
   phases.filter((name) => name.startsWith("load "));
 
@@ -71,6 +88,67 @@ test(
     for (const args of lines) {
       const { phases } = await traced(CLI, args);
       assert.deepEqual(loadPhases(phases), [loadPhaseName(PROGRAM, true)], args.join(" "));
+    }
+  },
+);
+
+test(
+  "a verb that runs a task reads the task's cache, any other verb the other one",
+  { skip: NOT_BUILT },
+  async () => {
+    const { copy, cli } = await copyCommand("warden-one-cache-");
+    try {
+      await cp(TASK_CACHE, join(cli, "program-task.codecache"));
+      const loaded = async (args: string[]): Promise<string[]> =>
+        loadPhases((await traced(join(cli, "warden.cjs"), args)).phases);
+      const program = join(cli, "program.cjs");
+      // Only the task's cache is there: the task verbs take it, the others compile.
+      assert.deepEqual(await loaded(["run", "--help"]), [loadPhaseName(program, true)]);
+      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(program, false)]);
+      await rm(join(cli, "program-task.codecache"));
+      await cp(join(ROOT, "dist", "cli", "program.codecache"), join(cli, "program.codecache"));
+      assert.deepEqual(await loaded(["start", "--help"]), [loadPhaseName(program, false)]);
+      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(program, true)]);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  },
+);
+
+const NO_BWRAP = skipWhen(
+  existsSync("/usr/bin/bwrap") ? false : "bubblewrap is not installed: apt-get install bubblewrap",
+);
+
+test(
+  "the build writes the task verbs' cache at the end of a task it runs in bwrap",
+  { skip: NOT_BUILT || NO_BWRAP },
+  async () => {
+    const copy = await mkdtemp(join(tmpdir(), "warden-warm-"));
+    try {
+      const cli = join(copy, "dist", "cli");
+      await mkdir(cli, { recursive: true });
+      await cp(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
+      await rm(join(cli, "program-task.codecache"));
+      await rm(join(cli, "program.codecache"));
+      await cp(join(ROOT, "package.json"), join(copy, "package.json"));
+      await symlink(join(ROOT, "node_modules"), join(copy, "node_modules"));
+      const script = pathToFileURL(join(ROOT, "scripts", "warmProgramCache.mjs")).href;
+      const { warmProgramCache } = (await import(script)) as {
+        warmProgramCache: (command: string, taskCache: string, cache: string) => Promise<string>;
+      };
+      const taskCache = join(cli, "program-task.codecache");
+      const cache = join(cli, "program.codecache");
+      assert.equal(
+        await warmProgramCache(join(cli, "warden.cjs"), taskCache, cache),
+        "a task in bwrap",
+      );
+      // The task's cache holds the code of the whole task, the other that of `ls`.
+      const [taskBytes, lsBytes] = [(await stat(taskCache)).size, (await stat(cache)).size];
+      assert.ok(taskBytes > 1.5 * lsBytes, `${taskBytes} bytes against ${lsBytes}`);
+      const { phases } = await traced(join(cli, "warden.cjs"), ["run", "--help"]);
+      assert.deepEqual(loadPhases(phases), [loadPhaseName(join(cli, "program.cjs"), true)]);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
     }
   },
 );
@@ -111,18 +189,13 @@ test(
   "the bundle carries every package but the native lock addon: a copy without node_modules runs",
   { skip: NOT_BUILT },
   async () => {
-    const copy = await mkdtemp(join(tmpdir(), "warden-no-modules-"));
+    const { copy, cli } = await copyCommand("warden-no-modules-");
     try {
-      await mkdir(join(copy, "dist", "cli"), { recursive: true });
-      for (const file of ["warden.cjs", "program.cjs"]) {
-        await cp(join(ROOT, "dist", "cli", file), join(copy, "dist", "cli", file));
-      }
-      await cp(join(ROOT, "package.json"), join(copy, "package.json"));
-      const command = join(copy, "dist", "cli", "warden.cjs");
+      const command = join(cli, "warden.cjs");
       const bundled = await traced(command, ["run", "--help"]);
       // Without its cache beside it, the bundle is compiled as it loads.
       assert.deepEqual(loadPhases(bundled.phases), [
-        loadPhaseName(join(copy, "dist", "cli", "program.cjs"), false),
+        loadPhaseName(join(cli, "program.cjs"), false),
       ]);
       assert.equal(bundled.stdout, (await traced(CLI, ["run", "--help"])).stdout);
       assert.equal((await traced(command, ["ls", "--json"])).stdout, "[]\n");
