@@ -8,7 +8,8 @@
 //   from src/guest/command.ts, which runs the bundle with the cache (src/lang/cachedBundle.ts);
 //   CommonJS too, so that Node starts it without its loader for ES modules (about 10 ms);
 // - dist/guest/runner.codecache: the cache, written by one run of `--help` so that it holds the
-//   code the start runs, not only the top level.
+//   code the start runs, not only the top level; scripts/bundleCli.mjs writes it again at the
+//   end of a whole task (scripts/warmProgramCache.mjs), once the command that runs one is built.
 // Run after tsc, from `npm run build`.
 import { execFileSync } from "node:child_process";
 import process from "node:process";

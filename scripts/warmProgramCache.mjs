@@ -6,10 +6,14 @@
 // commit that it makes for the purpose, in a data directory, a home and a config of its own, and
 // program-task.codecache is written as that process exits; then `ls` over that data directory
 // writes program.codecache, for every other verb: a cache of the whole task's code took
-// `--version` about 8 ms more to read. The task runs in bwrap where bwrap runs; where it cannot
-// (a machine without it), without a sandbox: nothing runs in that task but `true`, in a folder
-// the build made. Where no task can run at all, the task's cache is written at the end of
-// `run --help`, as a cache of the start alone.
+// `--version` about 8 ms more to read. The runner's cache (dist/guest/runner.codecache, written
+// at the end of `warden-guest --help` by scripts/bundleGuest.mjs) is written again at the end
+// of a first task run without a sandbox, the one place the host lets a runner write beside its
+// bundle (src/host/executeTask.ts); about 15-30 ms of each task. The task whose run writes the
+// program's cache runs in bwrap where bwrap runs; where it cannot (a machine without it),
+// without a sandbox. Nothing runs in these tasks but `true`, in a folder the build made. Where
+// no task can run at all, the task's cache is written at the end of `run --help`, as a cache
+// of the start alone.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -75,6 +79,8 @@ export async function warmProgramCache(command, taskCache, cache) {
         ].concat(["--", "true"]),
         { cwd: repo, env: writing },
       );
+    // First the runner's cache; the program's written at the end of this run is then replaced.
+    if (made) run("none");
     // A cache from an attempt that failed holds less: each attempt starts from none.
     let by = "run --help";
     for (const [sandbox, what] of [

@@ -17,7 +17,13 @@ import {
   type RunningEgress,
 } from "../egress/index.js";
 import { adapterFor } from "../agents/index.js";
-import { NO_TRACE, traceFromEnv, within, type PhaseTrace } from "../lang/index.js";
+import {
+  NO_TRACE,
+  traceFromEnv,
+  within,
+  WRITE_CODE_CACHE_ENV,
+  type PhaseTrace,
+} from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
   INSIDE_SOCKET,
@@ -599,7 +605,7 @@ class TaskRun {
         ...(this.history === undefined ? [] : [this.history]),
         ...this.workspaceHistories,
       ],
-      env: {},
+      env: this.runnerEnv(backend.isolated),
       limits: host.limits ?? {},
     });
     // Nothing of the sandbox may outlive the attach; only a failure of warden's own while it
@@ -620,6 +626,19 @@ class TaskRun {
     for (const warning of sandbox.warnings) this.warn(warning);
     this.note(`running in the ${backend.name} sandbox`);
     return sandbox;
+  }
+
+  /**
+   * What the runner's environment gets from the host's: nothing, but the build's request to
+   * write the runner's code cache (scripts/warmProgramCache.mjs), and only for a runner that is
+   * not isolated. The build writes it at the end of a task it runs without a sandbox; a runner
+   * in a sandbox never writes beside its bundle, which the host loads from.
+   */
+  private runnerEnv(isolated: boolean): Record<string, string> {
+    const hostEnv = this.options.env ?? process.env;
+    return !isolated && hostEnv[WRITE_CODE_CACHE_ENV] === "1"
+      ? { [WRITE_CODE_CACHE_ENV]: "1" }
+      : {};
   }
 
   /**

@@ -12,8 +12,14 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { loadPhaseName, TRACE_ENV, type TracedPhase } from "../../src/lang/index.js";
+import {
+  loadPhaseName,
+  TRACE_ENV,
+  WRITE_CODE_CACHE_ENV,
+  type TracedPhase,
+} from "../../src/lang/index.js";
 import { cleanEnv } from "../e2e/fixtures.js";
+import { makeRepo } from "../support/share.js";
 import { skipWhen } from "../support/skipWhen.js";
 
 const execFileAsync = promisify(execFile);
@@ -120,24 +126,34 @@ const NO_BWRAP = skipWhen(
 );
 
 test(
-  "the build writes the task verbs' cache at the end of a task it runs in bwrap",
+  "the build writes the caches of the task verbs and of the runner at the end of tasks it runs",
   { skip: NOT_BUILT || NO_BWRAP },
   async () => {
     const copy = await mkdtemp(join(tmpdir(), "warden-warm-"));
     try {
       const cli = join(copy, "dist", "cli");
-      await mkdir(cli, { recursive: true });
       await cp(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
-      await rm(join(cli, "program-task.codecache"));
-      await rm(join(cli, "program.codecache"));
+      const taskCache = join(cli, "program-task.codecache");
+      const cache = join(cli, "program.codecache");
+      const runnerCache = join(copy, "dist", "guest", "runner.codecache");
+      for (const file of [taskCache, cache, runnerCache]) await rm(file);
       await cp(join(ROOT, "package.json"), join(copy, "package.json"));
       await symlink(join(ROOT, "node_modules"), join(copy, "node_modules"));
+      // A runner in a sandbox never writes beside its bundle, even when the host is asked to.
+      const { repo } = await makeRepo(join(copy, "repo"));
+      await execFileAsync(
+        process.execPath,
+        [join(cli, "warden.cjs"), "run", "-q", "--agent", "command", "--prompt", "x", "--", "true"],
+        {
+          cwd: repo,
+          env: cleanEnv({ WARDEN_DATA_DIR: join(copy, "data"), [WRITE_CODE_CACHE_ENV]: "1" }),
+        },
+      );
+      assert.equal(existsSync(runnerCache), false, "the runner in bwrap wrote its cache");
       const script = pathToFileURL(join(ROOT, "scripts", "warmProgramCache.mjs")).href;
       const { warmProgramCache } = (await import(script)) as {
         warmProgramCache: (command: string, taskCache: string, cache: string) => Promise<string>;
       };
-      const taskCache = join(cli, "program-task.codecache");
-      const cache = join(cli, "program.codecache");
       assert.equal(
         await warmProgramCache(join(cli, "warden.cjs"), taskCache, cache),
         "a task in bwrap",
@@ -147,6 +163,10 @@ test(
       assert.ok(taskBytes > 1.5 * lsBytes, `${taskBytes} bytes against ${lsBytes}`);
       const { phases } = await traced(join(cli, "warden.cjs"), ["run", "--help"]);
       assert.deepEqual(loadPhases(phases), [loadPhaseName(join(cli, "program.cjs"), true)]);
+      // The runner's was written by the runner of a task without a sandbox, and is taken.
+      const guest = await traced(join(copy, "dist", "guest", "warden-guest.cjs"), ["--help"]);
+      const runner = join(copy, "dist", "guest", "runner.cjs");
+      assert.deepEqual(loadPhases(guest.phases), [loadPhaseName(runner, true)]);
     } finally {
       await rm(copy, { recursive: true, force: true });
     }
