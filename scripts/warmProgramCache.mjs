@@ -10,15 +10,18 @@
 // at the end of `warden-guest --help` by scripts/bundleGuest.mjs) is written again at the end
 // of a first task run without a sandbox, the one place the host lets a runner write beside its
 // bundle (src/host/executeTask.ts); about 15-30 ms of each task. The task whose run writes the
-// program's cache runs in bwrap where bwrap runs; where it cannot (a machine without it),
-// without a sandbox. Nothing runs in these tasks but `true`, in a folder the build made. Where
-// no task can run at all, the task's cache is written at the end of `run --help`, as a cache
-// of the start alone.
+// program's cache runs in bwrap where bwrap runs, with its memory and process bounds where this
+// user can write a cgroup; where bwrap cannot run (a machine without it), without a sandbox.
+// Nothing runs in these tasks but `true`, in a folder the build made. Where no task can run at
+// all, the task's cache is written at the end of `run --help`, as a cache of the start alone.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+
+/** A bwrap sandbox without the bounds that need a writable cgroup. */
+const NO_BOUNDS = ["--sandbox", "bwrap", "--memory", "0", "--max-processes", "0"];
 
 /** The environment of every process the warm-up starts: nothing of the user's config. */
 function warmEnv(dir) {
@@ -49,8 +52,8 @@ function ranWell(program, args, options) {
 
 /**
  * Writes the caches `taskCache` and `cache` for the program that `command` (dist/cli/warden.cjs)
- * runs, and says by what run the task's was written: "a task in bwrap", "a task without a
- * sandbox" or "run --help".
+ * runs, and says by what run the task's was written: "a task in bwrap" (with or without its
+ * bounds), "a task without a sandbox" or "run --help".
  */
 export async function warmProgramCache(command, taskCache, cache) {
   const dir = await mkdtemp(join(tmpdir(), "warden-build-"));
@@ -63,32 +66,24 @@ export async function warmProgramCache(command, taskCache, cache) {
     const git = (args) => ranWell("git", args, { cwd: repo, env });
     const made = git(["init", "-q"]) && git(["add", "."]) && git(["commit", "-q", "-m", "one"]);
     const writing = { ...env, WARDEN_WRITE_CODE_CACHE: "1" };
-    const run = (sandbox) =>
+    const run = (how) =>
       ranWell(
         process.execPath,
-        [
-          command,
-          "run",
-          "-q",
-          "--sandbox",
-          sandbox,
-          "--agent",
-          "command",
-          "--prompt",
-          "warm",
-        ].concat(["--", "true"]),
+        [command, "run", "-q", ...how, "--agent", "command", "--prompt", "warm", "--", "true"],
         { cwd: repo, env: writing },
       );
     // First the runner's cache; the program's written at the end of this run is then replaced.
-    if (made) run("none");
+    if (made) run(["--sandbox", "none"]);
     // A cache from an attempt that failed holds less: each attempt starts from none.
     let by = "run --help";
-    for (const [sandbox, what] of [
-      ["bwrap", "a task in bwrap"],
-      ["none", "a task without a sandbox"],
+    // The memory and process bounds need a cgroup this user can write (root's, as a rule).
+    for (const [how, what] of [
+      [["--sandbox", "bwrap"], "a task in bwrap"],
+      [NO_BOUNDS, "a task in bwrap without its memory and process bounds"],
+      [["--sandbox", "none"], "a task without a sandbox"],
     ]) {
       await rm(taskCache, { force: true });
-      if (made && run(sandbox)) {
+      if (made && run(how)) {
         by = what;
         break;
       }
