@@ -5,7 +5,7 @@
 const GLOBAL_VALUE_OPTIONS = ["--data-dir", "--store"];
 
 /** The verbs that run a task in their own process, and so run most of warden's code. */
-export const TASK_VERBS: readonly string[] = ["run", "start", "rerun", "continue", "worker"];
+const TASK_VERBS: readonly string[] = ["run", "start", "rerun", "continue", "worker"];
 
 /** The first word of a command line after value options of the program's own. */
 export function firstWord(args: readonly string[]): string | undefined {
