@@ -20,6 +20,7 @@ import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
 import { lazyBuiltinsPlugin } from "./lazyBuiltins.mjs";
+import { moduleUrlOptions } from "./moduleUrl.mjs";
 import { warmProgramCache } from "./warmProgramCache.mjs";
 import {
   importsHaveNoEffects,
@@ -56,11 +57,7 @@ const common = {
   target: "node20",
   // fs-ext is a native addon: its compiled .node file loads from node_modules, as before.
   external: ["fs-ext"],
-  // The files sit in dist/cli/, one folder below dist/ as every file tsc emits does, so the
-  // paths the code finds from import.meta.url (the runner, the package root), here the file's
-  // own path, resolve the same.
-  define: { "import.meta.url": "wardenModuleUrl" },
-  banner: { js: 'const wardenModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  ...moduleUrlOptions,
   plugins,
   logLevel: "warning",
 };

@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { URL, fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { directImportsPlugin } from "./directImports.mjs";
+import { moduleUrlOptions } from "./moduleUrl.mjs";
 import {
   importsHaveNoEffects,
   zodEnglishOnly,
@@ -39,10 +40,8 @@ const common = {
   platform: "node",
   format: "cjs",
   target: "node20",
-  // The runner finds files beside itself (the permission tool, the bundle) from
-  // import.meta.url, which CommonJS lacks; the file's own path stands in for it.
-  define: { "import.meta.url": "wardenModuleUrl" },
-  banner: { js: 'const wardenModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // The runner finds files beside itself (the permission tool, the bundle) from import.meta.url.
+  ...moduleUrlOptions,
   // Every sandbox reads the whole file before it runs a line of it: without blanks, comments
   // and redundant syntax it is about half the bytes. Names stay, so a stack trace from inside a
   // sandbox still reads.

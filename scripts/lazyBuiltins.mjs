@@ -15,35 +15,27 @@ const STAND_INS = [
     module: "node:crypto",
     functions: ["randomBytes", "createHash", "timingSafeEqual"],
     forImporter: (path, src) => path.startsWith(src + "/"),
-    format: "esm",
   },
   {
     // commander spawns a child only for a verb that is a program of its own; warden has none.
     module: "node:child_process",
     functions: ["spawn"],
     forImporter: (path) => path.includes("/node_modules/commander/"),
-    format: "cjs",
   },
 ];
 
 const NAMESPACE = "lazy-builtin";
 
-/** The stand-in's source: each function loads the module on its call and hands the call on. */
-function standInSource({ module, functions, format }) {
-  // In CommonJS, require() of a module of Node's own stays a call at run time (the bundle's
-  // banner gives every chunk a require); an ES module makes its own.
-  const loader = format === "cjs" ? "require" : "wardenRequire";
-  const load = `${loader}(${JSON.stringify(module)})`;
+/**
+ * The stand-in's source: each function loads the module on its call and hands the call on. The
+ * bundles are CommonJS, where require() of a module of Node's own stays a call at run time.
+ */
+function standInSource({ module, functions }) {
+  const load = `require(${JSON.stringify(module)})`;
   const wrappers = functions.map(
     (name) => `function ${name}(...args) { return ${load}.${name}(...args); }`,
   );
-  if (format === "cjs")
-    return [...wrappers, `module.exports = { ${functions.join(", ")} };`].join("\n");
-  return [
-    `import { createRequire } from "node:module";`,
-    `const wardenRequire = createRequire(import.meta.url);`,
-    ...wrappers.map((wrapper) => `export ${wrapper}`),
-  ].join("\n");
+  return [...wrappers, `module.exports = { ${functions.join(", ")} };`].join("\n");
 }
 
 /** The plugin, for the TypeScript files under `srcDir` and the packages named above. */

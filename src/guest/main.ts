@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 // `warden-guest`: the runner every sandbox starts first. Results go to stdout as a tar archive,
 // progress to stderr as plain lines that the host labels.
-import {
-  NO_TRACE,
-  phaseTrace,
-  processStart,
-  TRACE_LINE,
-  traceNow,
-  type TracedPhase,
-} from "../lang/index.js";
+import { NO_TRACE, phaseTrace, TRACE_LINE, traceNow, type TracedPhase } from "../lang/index.js";
 import { WardenError, cleanLine } from "../protocol/index.js";
 import { StoppedError, UsageError } from "./errors.js";
 import { parseOptions, USAGE } from "./options.js";
@@ -53,7 +46,7 @@ async function main(): Promise<number> {
     invocation.options.tracePhases === true
       ? phaseTrace("guest", (phase) => phases.push(phase))
       : NO_TRACE;
-  trace.since("start the runner", processStart());
+  trace.sinceStart("start the runner");
   trace.since("parse the command line", loaded);
   const started = performance.now();
   try {

@@ -1,7 +1,7 @@
 // Making a task: the repository and start commit resolved by the host's own git, every setting
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
-import { definedFields, processStart, traceFromEnv } from "../lang/index.js";
+import { definedFields, traceFromEnv } from "../lang/index.js";
 import type { AgentName, McpServers, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, TaskStore, TaskSummary } from "../store/index.js";
@@ -127,7 +127,7 @@ export async function createTask(
 ): Promise<CreatedTask> {
   // Only a caller that says which environment the task runs in can ask for a trace.
   const trace = traceFromEnv(checks?.env ?? {});
-  trace.since("process start to createTask", processStart());
+  trace.sinceStart("process start to createTask");
   const creating = trace.start("createTask");
   const allow = input.allow ?? [];
   const presets = input.presets ?? [];

@@ -62,7 +62,7 @@ export function runCachedBundle(
   trace: PhaseTrace = NO_TRACE,
   cacheFile: string = codeCachePath(bundle),
 ): unknown {
-  const began = traceNow();
+  const began = trace.on ? traceNow() : 0;
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(cacheFile);

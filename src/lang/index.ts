@@ -16,7 +16,6 @@ export { clockText, durationText, isoTime, localizeLineTime, timeText } from "./
 export {
   NO_TRACE,
   phaseTrace,
-  processStart,
   TRACE_ENV,
   TRACE_LINE,
   traceFromEnv,

@@ -31,20 +31,21 @@ export interface PhaseTrace {
   start(name: string): EndPhase;
   /** A phase that ran from `start` (an epoch time, as traceNow gives) until now. */
   since(name: string, start: number): void;
+  /** A phase that ran from this process's start until now. */
+  sinceStart(name: string): void;
   /** Times a promise as one phase, ending it however the promise settles. */
   around<T>(name: string, work: Promise<T>): Promise<T>;
   /** Keeps a phase another process timed (the runner's, read from its trace line). */
   record(phase: TracedPhase): void;
 }
 
-/** Now, as an epoch time in milliseconds with the monotonic clock's precision. */
+/**
+ * Now, as an epoch time in milliseconds with the monotonic clock's precision. The first read of
+ * `performance` loads perf_hooks, about 3 ms of a process's start: code that runs whether or not
+ * tracing is on reads the clock only when `on` says so.
+ */
 export function traceNow(): number {
   return performance.timeOrigin + performance.now();
-}
-
-/** When this process started, on the same axis as traceNow. */
-export function processStart(): number {
-  return performance.timeOrigin;
 }
 
 const END_NOTHING: EndPhase = () => undefined;
@@ -54,6 +55,7 @@ export const NO_TRACE: PhaseTrace = {
   on: false,
   start: () => END_NOTHING,
   since: () => undefined,
+  sinceStart: () => undefined,
   around: (_name, work) => work,
   record: () => undefined,
 };
@@ -74,6 +76,9 @@ export function phaseTrace(side: string, keep: (phase: TracedPhase) => void): Ph
     start,
     since: (name, began) => {
       keep({ side, name, start: began, end: traceNow() });
+    },
+    sinceStart: (name) => {
+      keep({ side, name, start: performance.timeOrigin, end: traceNow() });
     },
     around: (name, work) => {
       const end = start(name);

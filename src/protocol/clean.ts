@@ -16,8 +16,8 @@ const SURROGATE = 4;
  * (which in sandbox text may stand for bytes that were not UTF-8) are unsafe; a tab, a carriage
  * return and a surrogate need a closer look. The Cf set comes from the engine's own Unicode
  * tables, so it follows the Unicode version of the Node.js that runs warden. The table is made
- * on the first text cleaned: testing every code unit takes milliseconds that a command which
- * cleans nothing would otherwise spend as it starts.
+ * on the first text cleaned that holds more than printable ASCII: testing every code unit takes
+ * milliseconds that a command which cleans nothing else would otherwise spend.
  */
 const KINDS = memo((): Uint8Array => {
   const kinds = new Uint8Array(0x10000);
@@ -48,15 +48,27 @@ const KINDS = memo((): Uint8Array => {
 const ASTRAL_FORMAT = /^\p{Cf}$/u;
 
 /**
+ * Whether a code unit is printable ASCII or a newline, which every text keeps as it is: most
+ * text holds nothing else, and is returned without the table of kinds, which takes a few
+ * milliseconds to make.
+ */
+function isPlainAscii(unit: number): boolean {
+  return (unit >= 0x20 && unit < 0x7f) || unit === 0x0a;
+}
+
+/**
  * cleanText on a string: one pass over its code units, no allocation for a unit that is kept,
  * and no copy at all when nothing is unsafe.
  */
 function cleanString(text: string): string {
+  const length = text.length;
+  let first = 0;
+  while (first < length && isPlainAscii(text.charCodeAt(first))) first++;
+  if (first === length) return text;
   const kinds = KINDS();
   let out = "";
   let last = 0;
-  const length = text.length;
-  for (let i = 0; i < length; i++) {
+  for (let i = first; i < length; i++) {
     const unit = text.charCodeAt(i);
     const kind = kinds[unit] ?? KEEP;
     if (kind === KEEP) continue;
