@@ -108,7 +108,7 @@ export async function readConfigFile(path: string): Promise<ConfigFile | undefin
   if (typeof document !== "object" || Array.isArray(document)) {
     throw new BadConfigError(`${cleanLine(path)} is not a mapping of keys to values`);
   }
-  const checked = configFileSchema.safeParse(document);
+  const checked = configFileSchema().safeParse(document);
   if (!checked.success) {
     throw new BadConfigError(`${cleanLine(path)}: ${issueText(checked.error)}`);
   }

@@ -3,6 +3,7 @@
 // read as a task nobody runs.
 import type { KV } from "@nats-io/kv";
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import {
   isTerminalRecord,
   StoreCorruptError,
@@ -14,31 +15,35 @@ import {
 import { FleetContentionError } from "./errors.js";
 import { FLEET_LIMITS, FLEET_TIMING } from "./limits.js";
 
-const leaseSchema = z.object({
-  attempt: z.number().int().min(0),
-  purpose: z.enum(["run", "record", "remove"]),
-  pid: z.number().int(),
-  host: z.string(),
-  startedAt: z.number().int(),
-  /** The holder's last heartbeat, ms since the epoch; the lease is free once it is too old. */
-  beatAt: z.number().int(),
-});
+const leaseSchema = memo(() =>
+  z.object({
+    attempt: z.number().int().min(0),
+    purpose: z.enum(["run", "record", "remove"]),
+    pid: z.number().int(),
+    host: z.string(),
+    startedAt: z.number().int(),
+    /** The holder's last heartbeat, ms since the epoch; the lease is free once it is too old. */
+    beatAt: z.number().int(),
+  }),
+);
 
-const runSchema = z.object({
-  /** How many times the task was attached to run. */
-  attempts: z.number().int().min(0),
-  lease: leaseSchema.optional(),
-  cancel: z
-    .object({ by: z.string().nullable(), at: z.number().int(), target: z.string() })
-    .optional(),
-  /** Messages sent over the task's life (the inbox's bound counts these). */
-  messages: z.number().int().min(0),
-  /** Approval prompts asked over the task's life. */
-  approvals: z.number().int().min(0),
-  terminal: z.record(z.string(), z.unknown()).optional(),
-});
+const runSchema = memo(() =>
+  z.object({
+    /** How many times the task was attached to run. */
+    attempts: z.number().int().min(0),
+    lease: leaseSchema().optional(),
+    cancel: z
+      .object({ by: z.string().nullable(), at: z.number().int(), target: z.string() })
+      .optional(),
+    /** Messages sent over the task's life (the inbox's bound counts these). */
+    messages: z.number().int().min(0),
+    /** Approval prompts asked over the task's life. */
+    approvals: z.number().int().min(0),
+    terminal: z.record(z.string(), z.unknown()).optional(),
+  }),
+);
 
-export type Lease = z.infer<typeof leaseSchema>;
+export type Lease = z.infer<ReturnType<typeof leaseSchema>>;
 
 export interface RunRecord {
   attempts: number;
@@ -63,7 +68,7 @@ export function parseRunRecord(id: string, bytes: Uint8Array): RunRecord {
   } catch {
     value = undefined;
   }
-  const parsed = runSchema.safeParse(value);
+  const parsed = runSchema().safeParse(value);
   if (!parsed.success) throw new StoreCorruptError(`the run record of task ${id} is damaged`);
   const { terminal, cancel, ...rest } = parsed.data;
   if (terminal !== undefined && !isTerminalRecord(terminal)) {

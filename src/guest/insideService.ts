@@ -57,7 +57,7 @@ export function startInsideService(options: InsideServiceOptions): InsideService
         socket.destroy();
         return;
       }
-      const open = parseFrameJson(insideOpenSchema, payload);
+      const open = parseFrameJson(insideOpenSchema(), payload);
       if (open === undefined) {
         socket.destroy();
         return;

@@ -119,7 +119,7 @@ async function runProcess(
     if (kind === FRAME.stdin) child.stdin.write(payload);
     else if (kind === FRAME.stdinEnd) child.stdin.end();
     else if (kind === FRAME.resize && control !== null) {
-      const size = parseFrameJson(insideResizeSchema, payload);
+      const size = parseFrameJson(insideResizeSchema(), payload);
       if (size !== undefined) control.write(`${size.rows} ${size.cols}\n`);
     }
   });

@@ -61,7 +61,7 @@ export function finalResult(draft: ResultDraft): Result {
       : { answer: cutText(draft.answer, LIMITS.resultTextBytes).text }),
   };
   if (Buffer.byteLength(JSON.stringify(result)) >= LIMITS.resultBytes) delete result.agentResult;
-  const checked = resultSchema.safeParse(result);
+  const checked = resultSchema().safeParse(result);
   if (checked.success) return checked.data;
   return {
     agent: text(draft.agent),

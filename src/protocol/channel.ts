@@ -7,6 +7,7 @@
 // every request as hostile: each line is bounded, parsed strictly against the schemas here,
 // rate-limited, and scoped to the host's own task (the guest never names another).
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { LIMITS, SETUP_LIMITS } from "./limits.js";
 import { MESSAGE_FILE_NAME } from "./names.js";
 import { CHECKPOINT_LIMITS, CHECKPOINT_PARTS, SESSION_ID } from "./checkpoint.js";
@@ -54,167 +55,174 @@ const text = (max: number) =>
   z.string().refine((s) => Buffer.byteLength(s) <= max, `over ${max} bytes`);
 
 /** An event as it crosses the channel: checked for shape here, cleaned by whoever shows it. */
-const wireEvent = z
-  .object({ type: z.string().min(1).max(64) })
-  .catchall(z.unknown())
-  .refine(
-    (e) => Buffer.byteLength(JSON.stringify(e)) <= CHANNEL_LIMITS.eventBytes,
-    `an event over ${CHANNEL_LIMITS.eventBytes} bytes`,
-  );
+const wireEvent = () =>
+  z
+    .object({ type: z.string().min(1).max(64) })
+    .catchall(z.unknown())
+    .refine(
+      (e) => Buffer.byteLength(JSON.stringify(e)) <= CHANNEL_LIMITS.eventBytes,
+      `an event over ${CHANNEL_LIMITS.eventBytes} bytes`,
+    );
 
-export const channelRequestSchema = z.discriminatedUnion("op", [
-  /** The runner reports the agent's normalized events (AgentEvent), in order. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("events"),
-      events: z.array(wireEvent).max(CHANNEL_LIMITS.eventsPerRequest),
-    })
-    .strict(),
-  /** At a turn boundary: the oldest pending message, which the host then marks in_flight. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("inbox.next"),
-    })
-    .strict(),
-  /** The agent's reply to message `n` (the turn that message started): marks it delivered. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("inbox.reply"),
-      n: z.number().int().min(1),
-      reply: text(CHANNEL_LIMITS.replyBytes),
-    })
-    .strict(),
-  /**
-   * A piece of a file the agent hands back with its reply to message `n`, sent before the reply:
-   * pieces of one file come in order (`offset`), and `last` completes it.
-   */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("reply.file"),
-      n: z.number().int().min(1),
-      name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
-      offset: z.number().int().min(0).max(LIMITS.messageFilesBytes),
-      data: z
-        .string()
-        .max(Math.ceil(CHANNEL_LIMITS.replyFileChunkBytes / 3) * 4)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/),
-      last: z.boolean(),
-    })
-    .strict(),
-  /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("approval.ask"),
-      tool: text(CHANNEL_LIMITS.toolNameBytes),
-      input: text(CHANNEL_LIMITS.toolInputBytes),
-    })
-    .strict(),
-  /**
-   * Setup begins: the host answers with the values of setup's variables, once, and only while
-   * it still counts the sandbox as in setup (the host decides when setup is over, never this).
-   */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("setup.start"),
-    })
-    .strict(),
-  /** Lines setup wrote, for the task's events and results/setup.log. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("setup.output"),
-      lines: z
-        .array(
-          z
-            .object({
-              stream: z.enum(["stdout", "stderr"]),
-              text: text(SETUP_LIMITS.outputLineBytes),
-            })
-            .strict(),
-        )
-        .max(SETUP_LIMITS.outputLinesPerRequest),
-    })
-    .strict(),
-  /** The next piece of the setup's snapshot tar, in base64. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("setup.snapshot"),
-      data: z
-        .string()
-        .max(Math.ceil(SETUP_LIMITS.snapshotChunkBytes / 3) * 4)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
-    })
-    .strict(),
-  /**
-   * A piece of the next checkpoint (checkpoint.ts): a part's pieces come in order (`offset`);
-   * a piece at offset 0 of the bundle begins a new checkpoint and drops one left unfinished.
-   */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("checkpoint.piece"),
-      part: z.enum(CHECKPOINT_PARTS),
-      offset: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
-      data: z
-        .string()
-        .max(Math.ceil(CHECKPOINT_LIMITS.pieceBytes / 3) * 4)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
-    })
-    .strict(),
-  /**
-   * The checkpoint is whole: the head the task branch is at, the tip of the bundle when it
-   * carries uncommitted work, the session the session part is, and how many turns came before.
-   */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("checkpoint.end"),
-      head: z.string().regex(OID),
-      tip: z.string().regex(OID).optional(),
-      sessionId: z.string().regex(SESSION_ID).optional(),
-      turn: z.number().int().min(0).max(1_000_000),
-      bundleBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
-      sessionBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.sessionBytes),
-    })
-    .strict(),
-  /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
-  z
-    .object({
-      v: z.literal(CHANNEL_VERSION),
-      id: z.number().int().min(0),
-      op: z.literal("setup.end"),
-      ok: z.boolean(),
-      timedOut: z.boolean(),
-      exitCode: z.number().int().min(-1).max(255).optional(),
-      error: text(4 * KiB).optional(),
-      durationMs: z
-        .number()
-        .int()
-        .min(0)
-        .max(SETUP_LIMITS.timeoutSeconds * 2000),
-      snapshot: z.boolean(),
-    })
-    .strict(),
-]);
+/**
+ * The schemas are made on first use (memo): building them took milliseconds of every process
+ * that loads this module, the runner's start among them, though each side parses only one.
+ */
+export const channelRequestSchema = memo(() =>
+  z.discriminatedUnion("op", [
+    /** The runner reports the agent's normalized events (AgentEvent), in order. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("events"),
+        events: z.array(wireEvent()).max(CHANNEL_LIMITS.eventsPerRequest),
+      })
+      .strict(),
+    /** At a turn boundary: the oldest pending message, which the host then marks in_flight. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("inbox.next"),
+      })
+      .strict(),
+    /** The agent's reply to message `n` (the turn that message started): marks it delivered. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("inbox.reply"),
+        n: z.number().int().min(1),
+        reply: text(CHANNEL_LIMITS.replyBytes),
+      })
+      .strict(),
+    /**
+     * A piece of a file the agent hands back with its reply to message `n`, sent before the reply:
+     * pieces of one file come in order (`offset`), and `last` completes it.
+     */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("reply.file"),
+        n: z.number().int().min(1),
+        name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
+        offset: z.number().int().min(0).max(LIMITS.messageFilesBytes),
+        data: z
+          .string()
+          .max(Math.ceil(CHANNEL_LIMITS.replyFileChunkBytes / 3) * 4)
+          .regex(/^[A-Za-z0-9+/]*={0,2}$/),
+        last: z.boolean(),
+      })
+      .strict(),
+    /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("approval.ask"),
+        tool: text(CHANNEL_LIMITS.toolNameBytes),
+        input: text(CHANNEL_LIMITS.toolInputBytes),
+      })
+      .strict(),
+    /**
+     * Setup begins: the host answers with the values of setup's variables, once, and only while
+     * it still counts the sandbox as in setup (the host decides when setup is over, never this).
+     */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("setup.start"),
+      })
+      .strict(),
+    /** Lines setup wrote, for the task's events and results/setup.log. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("setup.output"),
+        lines: z
+          .array(
+            z
+              .object({
+                stream: z.enum(["stdout", "stderr"]),
+                text: text(SETUP_LIMITS.outputLineBytes),
+              })
+              .strict(),
+          )
+          .max(SETUP_LIMITS.outputLinesPerRequest),
+      })
+      .strict(),
+    /** The next piece of the setup's snapshot tar, in base64. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("setup.snapshot"),
+        data: z
+          .string()
+          .max(Math.ceil(SETUP_LIMITS.snapshotChunkBytes / 3) * 4)
+          .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
+      })
+      .strict(),
+    /**
+     * A piece of the next checkpoint (checkpoint.ts): a part's pieces come in order (`offset`);
+     * a piece at offset 0 of the bundle begins a new checkpoint and drops one left unfinished.
+     */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("checkpoint.piece"),
+        part: z.enum(CHECKPOINT_PARTS),
+        offset: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+        data: z
+          .string()
+          .max(Math.ceil(CHECKPOINT_LIMITS.pieceBytes / 3) * 4)
+          .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
+      })
+      .strict(),
+    /**
+     * The checkpoint is whole: the head the task branch is at, the tip of the bundle when it
+     * carries uncommitted work, the session the session part is, and how many turns came before.
+     */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("checkpoint.end"),
+        head: z.string().regex(OID),
+        tip: z.string().regex(OID).optional(),
+        sessionId: z.string().regex(SESSION_ID).optional(),
+        turn: z.number().int().min(0).max(1_000_000),
+        bundleBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+        sessionBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.sessionBytes),
+      })
+      .strict(),
+    /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
+    z
+      .object({
+        v: z.literal(CHANNEL_VERSION),
+        id: z.number().int().min(0),
+        op: z.literal("setup.end"),
+        ok: z.boolean(),
+        timedOut: z.boolean(),
+        exitCode: z.number().int().min(-1).max(255).optional(),
+        error: text(4 * KiB).optional(),
+        durationMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(SETUP_LIMITS.timeoutSeconds * 2000),
+        snapshot: z.boolean(),
+      })
+      .strict(),
+  ]),
+);
 
-export type ChannelRequest = z.infer<typeof channelRequestSchema>;
+export type ChannelRequest = z.infer<ReturnType<typeof channelRequestSchema>>;
 export type ChannelOp = ChannelRequest["op"];
 
 /** Why the host did not do what a request asked: stable codes the runner can act on. */
@@ -239,23 +247,24 @@ export interface ChannelMessage {
   files?: { name: string; bytes: number }[];
 }
 
-const channelMessageSchema = z
-  .object({
-    n: z.number().int().min(1),
-    body: z.string(),
-    files: z
-      .array(
-        z
-          .object({
-            name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
-            bytes: z.number().int().min(0).max(LIMITS.messageFilesBytes),
-          })
-          .strict(),
-      )
-      .max(LIMITS.messageFiles)
-      .optional(),
-  })
-  .strict();
+const channelMessageSchema = () =>
+  z
+    .object({
+      n: z.number().int().min(1),
+      body: z.string(),
+      files: z
+        .array(
+          z
+            .object({
+              name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
+              bytes: z.number().int().min(0).max(LIMITS.messageFilesBytes),
+            })
+            .strict(),
+        )
+        .max(LIMITS.messageFiles)
+        .optional(),
+    })
+    .strict();
 
 export type ChannelResponse =
   | { v: 1; id: number; ok: true; op: "events"; recorded: number }
@@ -292,30 +301,34 @@ function answerTo<const Op extends string, Fields extends z.ZodRawShape>(op: Op,
     .strict();
 }
 
-const responseSchema = z.union([
-  answerTo("events", { recorded: z.number().int().min(0) }),
-  answerTo("inbox.next", { message: channelMessageSchema.optional() }),
-  answerTo("inbox.reply", {}),
-  answerTo("reply.file", {}),
-  answerTo("approval.ask", {
-    decision: z.enum(["allow", "deny"]),
-    reason: z.string().max(4 * KiB),
-  }),
-  answerTo("setup.start", { env: z.record(z.string(), z.string()) }),
-  answerTo("setup.output", { recorded: z.number().int().min(0) }),
-  answerTo("setup.snapshot", { bytes: z.number().int().min(0) }),
-  answerTo("setup.end", { kept: z.boolean() }),
-  answerTo("checkpoint.piece", {}),
-  answerTo("checkpoint.end", { seq: z.number().int().min(0) }),
-  z
-    .object({
-      v: z.literal(1),
-      id: z.number().int(),
-      ok: z.literal(false),
-      error: z.object({ code: z.enum(CHANNEL_ERRORS), message: z.string().max(4 * KiB) }).strict(),
-    })
-    .strict(),
-]);
+const responseSchema = memo(() =>
+  z.union([
+    answerTo("events", { recorded: z.number().int().min(0) }),
+    answerTo("inbox.next", { message: channelMessageSchema().optional() }),
+    answerTo("inbox.reply", {}),
+    answerTo("reply.file", {}),
+    answerTo("approval.ask", {
+      decision: z.enum(["allow", "deny"]),
+      reason: z.string().max(4 * KiB),
+    }),
+    answerTo("setup.start", { env: z.record(z.string(), z.string()) }),
+    answerTo("setup.output", { recorded: z.number().int().min(0) }),
+    answerTo("setup.snapshot", { bytes: z.number().int().min(0) }),
+    answerTo("setup.end", { kept: z.boolean() }),
+    answerTo("checkpoint.piece", {}),
+    answerTo("checkpoint.end", { seq: z.number().int().min(0) }),
+    z
+      .object({
+        v: z.literal(1),
+        id: z.number().int(),
+        ok: z.literal(false),
+        error: z
+          .object({ code: z.enum(CHANNEL_ERRORS), message: z.string().max(4 * KiB) })
+          .strict(),
+      })
+      .strict(),
+  ]),
+);
 
 /** Parses one request line (without its newline). Returns the request or the error to answer. */
 export function parseChannelRequest(
@@ -355,7 +368,7 @@ export function parseChannelRequest(
       message: `this host speaks channel version ${CHANNEL_VERSION}`,
     };
   }
-  const parsed = channelRequestSchema.safeParse(value);
+  const parsed = channelRequestSchema().safeParse(value);
   if (!parsed.success) {
     return { ok: false, id, code: "bad_request", message: "a request warden does not take" };
   }
@@ -366,7 +379,7 @@ export function parseChannelRequest(
 export function parseChannelResponse(line: Uint8Array): ChannelResponse {
   if (line.byteLength > CHANNEL_LIMITS.responseBytes)
     throw new Error("a channel response over its limit");
-  return responseSchema.parse(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line)));
+  return responseSchema().parse(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line)));
 }
 
 /** One line of the wire: JSON and a newline. */

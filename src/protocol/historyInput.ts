@@ -3,6 +3,7 @@
 // a task's start does not grow with the history. Both sides check it with the same schema.
 import { posix } from "node:path";
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { BadShareError } from "./errors.js";
 import { parseJsonStrict } from "./json.js";
 import { LIMITS } from "./limits.js";
@@ -20,29 +21,33 @@ export function historyRef(base: string): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export const cleanAbsolute = z
-  .string()
-  .min(2)
-  .max(4096)
-  .refine(
-    (path) => posix.isAbsolute(path) && posix.normalize(path) === path && !path.endsWith("/"),
-    "not a clean absolute path",
-  )
-  .refine((path) => !CONTROL.test(path), "has a control character");
+export const cleanAbsolute = memo(() =>
+  z
+    .string()
+    .min(2)
+    .max(4096)
+    .refine(
+      (path) => posix.isAbsolute(path) && posix.normalize(path) === path && !path.endsWith("/"),
+      "not a clean absolute path",
+    )
+    .refine((path) => !CONTROL.test(path), "has a control character"),
+);
 
-export const historyInputSchema = z
-  .object({
-    /** The start commit: the history repository holds it under historyRef(base). */
-    base: z.string().regex(OID, "not a git object id"),
-    /** The history repository (a bare git directory), at this path inside the sandbox too. */
-    repository: cleanAbsolute,
-  })
-  .strict();
+export const historyInputSchema = memo(() =>
+  z
+    .object({
+      /** The start commit: the history repository holds it under historyRef(base). */
+      base: z.string().regex(OID, "not a git object id"),
+      /** The history repository (a bare git directory), at this path inside the sandbox too. */
+      repository: cleanAbsolute(),
+    })
+    .strict(),
+);
 
-export type HistoryInput = z.infer<typeof historyInputSchema>;
+export type HistoryInput = z.infer<ReturnType<typeof historyInputSchema>>;
 
 export function formatHistoryInput(input: HistoryInput): string {
-  return JSON.stringify(historyInputSchema.parse(input), null, 2) + "\n";
+  return JSON.stringify(historyInputSchema().parse(input), null, 2) + "\n";
 }
 
 /** Parses history.json; throws BadShareError naming the first problem. */
@@ -50,7 +55,7 @@ export function parseHistoryInput(bytes: Uint8Array): HistoryInput {
   const what = `${SHARE_FILES.history} in the task share`;
   const fail = (message: string): BadShareError => new BadShareError(message);
   const value = parseJsonStrict(bytes, LIMITS.historyInputBytes, what, fail);
-  const parsed = historyInputSchema.safeParse(value);
+  const parsed = historyInputSchema().safeParse(value);
   if (!parsed.success) throw fail(`${what} is not valid: ${firstIssue(parsed.error, "the file")}`);
   return parsed.data;
 }

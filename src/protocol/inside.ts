@@ -10,6 +10,7 @@
 // (the socket `warden exec` talks to in the task's directory). A reader never holds more than one
 // frame: a longer length is refused before its bytes arrive.
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { INSIDE_LIMITS } from "./limits.js";
 
 /** Bumped on any change a peer of the previous version would misread. */
@@ -146,102 +147,112 @@ export class FrameReader {
 // eslint-disable-next-line no-control-regex -- a NUL cannot reach an argv or a path.
 const NUL = /\u0000/;
 
-const terminalSize = z.number().int().min(1).max(INSIDE_LIMITS.terminalCells);
+const terminalSize = memo(() => z.number().int().min(1).max(INSIDE_LIMITS.terminalCells));
 
 /**
  * A path in the workspace as `cp` names it: relative, plain parts only (no empty, `.` or `..`
  * part), no NUL. The runner also refuses a link on the way (insideFiles.ts).
  */
-export const insidePathSchema = z
-  .string()
-  .min(1)
-  .refine((p) => Buffer.byteLength(p) <= INSIDE_LIMITS.pathBytes, "a path over its limit")
-  .refine((p) => !NUL.test(p), "a path with a NUL byte")
-  .refine((p) => !p.startsWith("/"), "an absolute path")
-  .refine(
-    (p) => p.split("/").every((part) => part !== "" && part !== "." && part !== ".."),
-    "a path with an empty, `.` or `..` part",
-  );
+export const insidePathSchema = memo(() =>
+  z
+    .string()
+    .min(1)
+    .refine((p) => Buffer.byteLength(p) <= INSIDE_LIMITS.pathBytes, "a path over its limit")
+    .refine((p) => !NUL.test(p), "a path with a NUL byte")
+    .refine((p) => !p.startsWith("/"), "an absolute path")
+    .refine(
+      (p) => p.split("/").every((part) => part !== "" && part !== "." && part !== ".."),
+      "a path with an empty, `.` or `..` part",
+    ),
+);
 
 /** Why `path` is not a workspace path `cp` takes, or undefined when it is one. */
 export function insidePathProblem(path: string): string | undefined {
-  const parsed = insidePathSchema.safeParse(path);
+  const parsed = insidePathSchema().safeParse(path);
   return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a path");
 }
 
-export const insideOpenSchema = z.discriminatedUnion("kind", [
-  /** A command with pipes: its output streamed back, its exit code last. */
-  z
-    .object({
-      v: z.literal(INSIDE_VERSION),
-      kind: z.literal("exec"),
-      argv: z
-        .array(z.string().refine((a) => !NUL.test(a), "an argument with a NUL byte"))
-        .min(1)
-        .max(INSIDE_LIMITS.argv),
-    })
-    .strict(),
-  /** A command (a login shell by default) on a terminal of its own. */
-  z
-    .object({
-      v: z.literal(INSIDE_VERSION),
-      kind: z.literal("shell"),
-      argv: z
-        .array(z.string().refine((a) => !NUL.test(a), "an argument with a NUL byte"))
-        .max(INSIDE_LIMITS.argv)
-        .optional(),
-      cols: terminalSize,
-      rows: terminalSize,
-      term: z
-        .string()
-        .max(64)
-        .regex(/^[A-Za-z0-9._+-]+$/)
-        .optional(),
-    })
-    .strict(),
-  /** A file into the workspace: its bytes follow as stdin frames. */
-  z
-    .object({
-      v: z.literal(INSIDE_VERSION),
-      kind: z.literal("put"),
-      path: insidePathSchema,
-      bytes: z.number().int().min(0).max(INSIDE_LIMITS.copyBytes),
-      mode: z.number().int().min(0).max(0o777),
-    })
-    .strict(),
-  /** A file out of the workspace: its bytes come back as stdout frames. */
-  z
-    .object({
-      v: z.literal(INSIDE_VERSION),
-      kind: z.literal("get"),
-      path: insidePathSchema,
-    })
-    .strict(),
-]);
-export type InsideOpen = z.infer<typeof insideOpenSchema>;
+export const insideOpenSchema = memo(() =>
+  z.discriminatedUnion("kind", [
+    /** A command with pipes: its output streamed back, its exit code last. */
+    z
+      .object({
+        v: z.literal(INSIDE_VERSION),
+        kind: z.literal("exec"),
+        argv: z
+          .array(z.string().refine((a) => !NUL.test(a), "an argument with a NUL byte"))
+          .min(1)
+          .max(INSIDE_LIMITS.argv),
+      })
+      .strict(),
+    /** A command (a login shell by default) on a terminal of its own. */
+    z
+      .object({
+        v: z.literal(INSIDE_VERSION),
+        kind: z.literal("shell"),
+        argv: z
+          .array(z.string().refine((a) => !NUL.test(a), "an argument with a NUL byte"))
+          .max(INSIDE_LIMITS.argv)
+          .optional(),
+        cols: terminalSize(),
+        rows: terminalSize(),
+        term: z
+          .string()
+          .max(64)
+          .regex(/^[A-Za-z0-9._+-]+$/)
+          .optional(),
+      })
+      .strict(),
+    /** A file into the workspace: its bytes follow as stdin frames. */
+    z
+      .object({
+        v: z.literal(INSIDE_VERSION),
+        kind: z.literal("put"),
+        path: insidePathSchema(),
+        bytes: z.number().int().min(0).max(INSIDE_LIMITS.copyBytes),
+        mode: z.number().int().min(0).max(0o777),
+      })
+      .strict(),
+    /** A file out of the workspace: its bytes come back as stdout frames. */
+    z
+      .object({
+        v: z.literal(INSIDE_VERSION),
+        kind: z.literal("get"),
+        path: insidePathSchema(),
+      })
+      .strict(),
+  ]),
+);
+export type InsideOpen = z.infer<ReturnType<typeof insideOpenSchema>>;
 export type InsideKind = InsideOpen["kind"];
 
-export const insideResizeSchema = z.object({ cols: terminalSize, rows: terminalSize }).strict();
+export const insideResizeSchema = memo(() =>
+  z.object({ cols: terminalSize(), rows: terminalSize() }).strict(),
+);
 
 /** How a session's command ended: its code, or the signal that ended it. */
-export const insideExitSchema = z
-  .object({
-    code: z.number().int().min(0).max(255).nullable(),
-    signal: z
-      .string()
-      .regex(/^SIG[A-Z0-9]{1,12}$/)
-      .optional(),
-    /** For `get`: the bytes sent, which the host checks against what it received. */
-    bytes: z.number().int().min(0).max(INSIDE_LIMITS.copyBytes).optional(),
-  })
-  .strict();
-export type InsideExit = z.infer<typeof insideExitSchema>;
+export const insideExitSchema = memo(() =>
+  z
+    .object({
+      code: z.number().int().min(0).max(255).nullable(),
+      signal: z
+        .string()
+        .regex(/^SIG[A-Z0-9]{1,12}$/)
+        .optional(),
+      /** For `get`: the bytes sent, which the host checks against what it received. */
+      bytes: z.number().int().min(0).max(INSIDE_LIMITS.copyBytes).optional(),
+    })
+    .strict(),
+);
+export type InsideExit = z.infer<ReturnType<typeof insideExitSchema>>;
 
-export const insideErrorSchema = z
-  .object({
-    message: z.string().refine((m) => Buffer.byteLength(m) <= 4096, "a message over 4 KiB"),
-  })
-  .strict();
+export const insideErrorSchema = memo(() =>
+  z
+    .object({
+      message: z.string().refine((m) => Buffer.byteLength(m) <= 4096, "a message over 4 KiB"),
+    })
+    .strict(),
+);
 
 /** Parses a frame of JSON against `schema`; undefined for anything else. */
 export function parseFrameJson<T>(schema: z.ZodType<T>, payload: Uint8Array): T | undefined {

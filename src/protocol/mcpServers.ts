@@ -32,13 +32,15 @@ export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/u;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
 
-const mcpText = z
-  .string("is not a string")
-  .refine(
-    (t) => Buffer.byteLength(t) <= MCP_LIMITS.textBytes,
-    `is over ${MCP_LIMITS.textBytes} bytes`,
-  )
-  .refine((t) => !CONTROL.test(t), "has a control character");
+const mcpText = memo(() =>
+  z
+    .string("is not a string")
+    .refine(
+      (t) => Buffer.byteLength(t) <= MCP_LIMITS.textBytes,
+      `is over ${MCP_LIMITS.textBytes} bytes`,
+    )
+    .refine((t) => !CONTROL.test(t), "has a control character"),
+);
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/u;
 /** A header's name as RFC 9110 spells a token. */
@@ -46,29 +48,33 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/u;
 
 const textMap = (name: RegExp, what: string) =>
   z
-    .record(z.string().regex(name, `is not ${what}`), mcpText, "is not a mapping of strings")
+    .record(z.string().regex(name, `is not ${what}`), mcpText(), "is not a mapping of strings")
     .refine(
       (map) => Object.keys(map).length <= MCP_LIMITS.mapEntries,
       `has more than ${MCP_LIMITS.mapEntries} entries`,
     );
 
-const stdioServer = z.strictObject({
-  type: z.literal("stdio").optional(),
-  command: mcpText
-    .refine((c) => c.length > 0, "is empty")
-    .refine((c) => !c.startsWith("-"), "starts with '-'"),
-  args: z.array(mcpText, "is not a list of strings").max(MCP_LIMITS.args).optional(),
-  env: textMap(ENV_NAME, "a variable name").optional(),
-});
+const stdioServer = memo(() =>
+  z.strictObject({
+    type: z.literal("stdio").optional(),
+    command: mcpText()
+      .refine((c) => c.length > 0, "is empty")
+      .refine((c) => !c.startsWith("-"), "starts with '-'"),
+    args: z.array(mcpText(), "is not a list of strings").max(MCP_LIMITS.args).optional(),
+    env: textMap(ENV_NAME, "a variable name").optional(),
+  }),
+);
 
-const remoteServer = z.strictObject({
-  type: z.enum(["http", "sse"], "is not stdio, http or sse"),
-  url: mcpText.refine((u) => remoteUrl(u) !== undefined, "is not an http(s) URL with a host"),
-  headers: textMap(HEADER_NAME, "a header name").optional(),
-});
+const remoteServer = memo(() =>
+  z.strictObject({
+    type: z.enum(["http", "sse"], "is not stdio, http or sse"),
+    url: mcpText().refine((u) => remoteUrl(u) !== undefined, "is not an http(s) URL with a host"),
+    headers: textMap(HEADER_NAME, "a header name").optional(),
+  }),
+);
 
-export type McpStdioServer = z.infer<typeof stdioServer>;
-export type McpRemoteServer = z.infer<typeof remoteServer>;
+export type McpStdioServer = z.infer<ReturnType<typeof stdioServer>>;
+export type McpRemoteServer = z.infer<ReturnType<typeof remoteServer>>;
 export type McpServer = McpStdioServer | McpRemoteServer;
 
 /** Where a remote server is: its URL's host and port, as the allow list matches them. */
@@ -100,7 +106,10 @@ export function mcpServerKind(server: McpServer): "stdio" | "http" | "sse" {
 /** A set of servers by name: names checked, warden's own refused, the count bounded. */
 export const mcpServersSchema = memo(() =>
   z
-    .record(z.string(), z.union([stdioServer, remoteServer], "is not a stdio, http or sse server"))
+    .record(
+      z.string(),
+      z.union([stdioServer(), remoteServer()], "is not a stdio, http or sse server"),
+    )
     .superRefine((servers, ctx) => {
       const names = Object.keys(servers);
       if (names.length > MCP_LIMITS.servers) {

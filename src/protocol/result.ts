@@ -1,6 +1,7 @@
 // result.json: what the guest claims happened. Every text in it is free text from a possibly
 // hostile sandbox: bounded here, cleaned before it is shown.
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { BadResultsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
@@ -11,71 +12,75 @@ import { workspaceNameProblem } from "./workspaceName.js";
 /** A git object id: 40 (sha1) or 64 (sha256) lowercase hex digits. */
 export const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-const oid = z.string().regex(OID, "not a git object id");
+const oid = memo(() => z.string().regex(OID, "not a git object id"));
 // The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
-const text = z
-  .string()
-  .refine(
-    (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
-    `a text is over ${LIMITS.resultTextBytes} bytes`,
-  );
+const text = memo(() =>
+  z
+    .string()
+    .refine(
+      (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
+      `a text is over ${LIMITS.resultTextBytes} bytes`,
+    ),
+);
 
-const workspaceName = z
-  .string()
-  .refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name");
+const workspaceName = memo(() =>
+  z.string().refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name"),
+);
 
-export const resultSchema = z
-  .object({
-    base: oid.optional(),
-    head: oid.optional(),
-    agent: z.string().max(LIMITS.settingTextBytes),
-    /** Absent when the agent never ran. */
-    agentExitCode: z.number().int().min(-1).max(255).optional(),
-    /** The agent's last stdout line, when it is a JSON object of at most 64 KiB. */
-    agentResult: z
-      .record(z.string(), z.unknown())
-      .refine(
-        (v) => Buffer.byteLength(JSON.stringify(v)) <= LIMITS.agentResultBytes,
-        "agentResult is over 64 KiB",
-      )
-      .optional(),
-    /**
-     * The agent's final answer, as its adapter read it from the agent's stream (the message of
-     * its last successful result), when it gave one. A claim like agentResult.
-     */
-    answer: text.optional(),
-    timedOut: z.boolean(),
-    leftovers: z.boolean(),
-    truncated: z.array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]])).max(4),
-    warnings: z.array(text).max(LIMITS.resultWarnings),
-    error: text.optional(),
-    /** The stable code of the failure in `error`, when it was one of warden's own errors. */
-    errorCode: z
-      .string()
-      .regex(/^[A-Z][A-Z0-9_]*$/, "not an error code")
-      .max(LIMITS.errorCodeBytes)
-      .optional(),
-    /**
-     * What the guest claims of each bound workspace (--workspace), in binding order: the same
-     * claims as base, head and leftovers make of the task's own repository.
-     */
-    workspaces: z
-      .array(
-        z
-          .object({
-            name: workspaceName,
-            base: oid.optional(),
-            head: oid.optional(),
-            leftovers: z.boolean(),
-          })
-          .strict(),
-      )
-      .max(LIMITS.workspaces)
-      .optional(),
-  })
-  .strict();
+export const resultSchema = memo(() =>
+  z
+    .object({
+      base: oid().optional(),
+      head: oid().optional(),
+      agent: z.string().max(LIMITS.settingTextBytes),
+      /** Absent when the agent never ran. */
+      agentExitCode: z.number().int().min(-1).max(255).optional(),
+      /** The agent's last stdout line, when it is a JSON object of at most 64 KiB. */
+      agentResult: z
+        .record(z.string(), z.unknown())
+        .refine(
+          (v) => Buffer.byteLength(JSON.stringify(v)) <= LIMITS.agentResultBytes,
+          "agentResult is over 64 KiB",
+        )
+        .optional(),
+      /**
+       * The agent's final answer, as its adapter read it from the agent's stream (the message of
+       * its last successful result), when it gave one. A claim like agentResult.
+       */
+      answer: text().optional(),
+      timedOut: z.boolean(),
+      leftovers: z.boolean(),
+      truncated: z.array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]])).max(4),
+      warnings: z.array(text()).max(LIMITS.resultWarnings),
+      error: text().optional(),
+      /** The stable code of the failure in `error`, when it was one of warden's own errors. */
+      errorCode: z
+        .string()
+        .regex(/^[A-Z][A-Z0-9_]*$/, "not an error code")
+        .max(LIMITS.errorCodeBytes)
+        .optional(),
+      /**
+       * What the guest claims of each bound workspace (--workspace), in binding order: the same
+       * claims as base, head and leftovers make of the task's own repository.
+       */
+      workspaces: z
+        .array(
+          z
+            .object({
+              name: workspaceName(),
+              base: oid().optional(),
+              head: oid().optional(),
+              leftovers: z.boolean(),
+            })
+            .strict(),
+        )
+        .max(LIMITS.workspaces)
+        .optional(),
+    })
+    .strict(),
+);
 
-export type Result = z.infer<typeof resultSchema>;
+export type Result = z.infer<ReturnType<typeof resultSchema>>;
 
 /** What is wrong with a result: its path and message may be sandbox text. */
 function describe(error: z.ZodError): string {
@@ -89,7 +94,7 @@ export function parseResult(bytes: Uint8Array): Result {
       hint: "the sandbox sent a result warden does not take; see the guest log",
     });
   const value = parseJsonStrict(bytes, LIMITS.resultBytes, "result.json", fail);
-  const parsed = resultSchema.safeParse(value);
+  const parsed = resultSchema().safeParse(value);
   if (!parsed.success) throw fail(describe(parsed.error));
   return parsed.data;
 }
@@ -99,7 +104,7 @@ export function parseResult(bytes: Uint8Array): Result {
  * Throws BadResultsError.
  */
 export function formatResult(result: Result): Buffer {
-  const parsed = resultSchema.safeParse(result);
+  const parsed = resultSchema().safeParse(result);
   if (!parsed.success) {
     throw new BadResultsError(describe(parsed.error), {
       hint: "this is a bug in the guest: it must bound and check its result before it sends it",

@@ -54,12 +54,14 @@ const TOOL_PATTERN = /^[A-Za-z][A-Za-z0-9_*.-]*(\(.*\))?$/su;
 const count = (max: number) => z.number().int().min(0).max(max);
 
 // The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
-const settingText = z
-  .string()
-  .refine(
-    (t) => Buffer.byteLength(t) <= LIMITS.settingTextBytes,
-    `over ${LIMITS.settingTextBytes} bytes`,
-  );
+const settingText = memo(() =>
+  z
+    .string()
+    .refine(
+      (t) => Buffer.byteLength(t) <= LIMITS.settingTextBytes,
+      `over ${LIMITS.settingTextBytes} bytes`,
+    ),
+);
 
 const toolPatterns = memo(() =>
   z
@@ -88,10 +90,10 @@ const PROMPT_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{C
  * angle bracket into the commit header as a forged field or a second email, so they are refused;
  * an empty one git itself refuses.
  */
-export const GIT_NAME = settingText
+export const GIT_NAME = settingText()
   .refine((n) => n.length > 0, "gitName is empty")
   .refine((n) => !CONTROL.test(n) && !/[<>]/.test(n), "gitName has a control character, < or >");
-export const GIT_EMAIL = settingText
+export const GIT_EMAIL = settingText()
   .refine((e) => e.length > 0, "gitEmail is empty")
   .refine(
     (e) => !CONTROL.test(e) && !/[<>\s]/.test(e),
@@ -182,7 +184,7 @@ export const settingsSchema = memo(() =>
         .refine((p) => p.startsWith("/"), "not an absolute path")
         .refine((p) => !CONTROL.test(p), "has a control character")
         .optional(),
-      model: settingText
+      model: settingText()
         .refine((m) => !m.startsWith("-"), "model starts with '-'")
         .refine((m) => !/\s/.test(m) && !CONTROL.test(m), "model has a space or control character")
         .optional(),
@@ -196,7 +198,7 @@ export const settingsSchema = memo(() =>
        * subdirectory); absent: the top. Plain names only: no `.`, `..` or `.git` part, no control
        * character, so it can never lead out of the workspace or into git's own files.
        */
-      workdir: settingText
+      workdir: settingText()
         .refine(
           (d) =>
             d

@@ -9,6 +9,7 @@ import { posix } from "node:path";
 import type { Readable } from "node:stream";
 import { extract as tarExtract, type Header } from "tar-stream";
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { cleanLine } from "./clean.js";
 import { WardenError } from "./errors.js";
 import { SETUP_LIMITS } from "./limits.js";
@@ -115,7 +116,7 @@ export function snapshotEntry(header: Header): SnapshotEntry | "deletions" {
   );
 }
 
-const deletionsSchema = z.array(z.string()).max(SETUP_LIMITS.snapshotDeletions);
+const deletionsSchema = memo(() => z.array(z.string()).max(SETUP_LIMITS.snapshotDeletions));
 
 /** An entry's body as the visitor reads it: chunks of bytes, in order. */
 export type SnapshotBody = AsyncIterable<Buffer>;
@@ -138,7 +139,7 @@ function parseDeletions(bytes: Buffer): string[] {
   } catch {
     throw refuse(`${SNAPSHOT_DELETIONS} is not JSON`);
   }
-  const parsed = deletionsSchema.safeParse(value);
+  const parsed = deletionsSchema().safeParse(value);
   if (!parsed.success) throw refuse(`${SNAPSHOT_DELETIONS} is not a bounded list of paths`);
   return parsed.data.map(checkSnapshotPath);
 }

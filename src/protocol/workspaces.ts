@@ -2,6 +2,7 @@
 // how the share names them (workspaces.json), the results file of each one's changes, and what
 // result.json may claim of each (result.ts). Both ends check them with these schemas.
 import { z } from "zod";
+import { memo } from "../lang/index.js";
 import { BadShareError } from "./errors.js";
 import { cleanAbsolute } from "./historyInput.js";
 import { parseJsonStrict } from "./json.js";
@@ -13,9 +14,9 @@ import { workspaceNameProblem } from "./workspaceName.js";
 
 export { MAIN_WORKSPACE, WORKSPACE_NAME, workspaceNameProblem } from "./workspaceName.js";
 
-const workspaceName = z
-  .string()
-  .refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name");
+const workspaceName = memo(() =>
+  z.string().refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name"),
+);
 
 /** The results file that carries a bound workspace's changes: `changes.<name>.bundle`. */
 export function workspaceBundleName(name: string): `changes.${string}.bundle` {
@@ -28,51 +29,55 @@ export const WORKSPACE_BUNDLE = /^changes\.([A-Za-z][A-Za-z0-9_-]*)\.bundle$/;
 /** Where a text from the host that names a path on the host may be shown, cleaned: bounded. */
 const SOURCE_BYTES = 4096;
 
-const workspaceInput = z
-  .object({
-    name: workspaceName,
-    /** The commit the workspace starts from; the history repository holds it under historyRef. */
-    base: z.string().regex(OID, "not a git object id"),
-    /** The history repository (bare), bound read-only at this path inside the sandbox. */
-    repository: cleanAbsolute,
-    /** The repository on the host the user bound, for the metadata server to name. */
-    source: z
-      .string()
-      .max(SOURCE_BYTES)
-      .refine((s) => !s.includes("\0"), "has a NUL byte"),
-  })
-  .strict();
+const workspaceInput = memo(() =>
+  z
+    .object({
+      name: workspaceName(),
+      /** The commit the workspace starts from; the history repository holds it under historyRef. */
+      base: z.string().regex(OID, "not a git object id"),
+      /** The history repository (bare), bound read-only at this path inside the sandbox. */
+      repository: cleanAbsolute(),
+      /** The repository on the host the user bound, for the metadata server to name. */
+      source: z
+        .string()
+        .max(SOURCE_BYTES)
+        .refine((s) => !s.includes("\0"), "has a NUL byte"),
+    })
+    .strict(),
+);
 
-export const workspacesInputSchema = z
-  .object({
-    /** The task's own repository on the host, named like the others. */
-    mainSource: z
-      .string()
-      .max(SOURCE_BYTES)
-      .refine((s) => !s.includes("\0"), "has a NUL byte"),
-    /** The bound repositories, in binding order: each is cloned at `<root>/<name>`. */
-    workspaces: z.array(workspaceInput).min(1).max(LIMITS.workspaces),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    const seen = new Set<string>();
-    for (const [i, { name }] of input.workspaces.entries()) {
-      if (seen.has(name)) {
-        ctx.addIssue({
-          code: "custom",
-          message: "a workspace name twice",
-          path: ["workspaces", i],
-        });
+export const workspacesInputSchema = memo(() =>
+  z
+    .object({
+      /** The task's own repository on the host, named like the others. */
+      mainSource: z
+        .string()
+        .max(SOURCE_BYTES)
+        .refine((s) => !s.includes("\0"), "has a NUL byte"),
+      /** The bound repositories, in binding order: each is cloned at `<root>/<name>`. */
+      workspaces: z.array(workspaceInput()).min(1).max(LIMITS.workspaces),
+    })
+    .strict()
+    .superRefine((input, ctx) => {
+      const seen = new Set<string>();
+      for (const [i, { name }] of input.workspaces.entries()) {
+        if (seen.has(name)) {
+          ctx.addIssue({
+            code: "custom",
+            message: "a workspace name twice",
+            path: ["workspaces", i],
+          });
+        }
+        seen.add(name);
       }
-      seen.add(name);
-    }
-  });
+    }),
+);
 
-export type WorkspacesInput = z.infer<typeof workspacesInputSchema>;
+export type WorkspacesInput = z.infer<ReturnType<typeof workspacesInputSchema>>;
 export type WorkspaceInput = WorkspacesInput["workspaces"][number];
 
 export function formatWorkspacesInput(input: WorkspacesInput): string {
-  return JSON.stringify(workspacesInputSchema.parse(input), null, 2) + "\n";
+  return JSON.stringify(workspacesInputSchema().parse(input), null, 2) + "\n";
 }
 
 /** Parses workspaces.json; throws BadShareError naming the first problem. */
@@ -80,7 +85,7 @@ export function parseWorkspacesInput(bytes: Uint8Array): WorkspacesInput {
   const what = `${SHARE_FILES.workspaces} in the task share`;
   const fail = (message: string): BadShareError => new BadShareError(message);
   const value = parseJsonStrict(bytes, LIMITS.workspacesInputBytes, what, fail);
-  const parsed = workspacesInputSchema.safeParse(value);
+  const parsed = workspacesInputSchema().safeParse(value);
   if (!parsed.success) throw fail(`${what} is not valid: ${firstIssue(parsed.error, "the file")}`);
   return parsed.data;
 }

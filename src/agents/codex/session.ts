@@ -5,6 +5,7 @@
 // the file is searched for, and a kept one goes back under a name with a time of warden's own.
 import { join } from "node:path";
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import type { AgentSessions } from "../adapter.js";
 import { CODEX_HOME_DIR } from "./home.js";
 
@@ -18,17 +19,21 @@ const DATE_DEPTH = 3;
 const RESTORED_TIME = "1970-01-01T00-00-00";
 
 /** Every line of a rollout: when, what kind, and what. */
-const rolloutLine = z.object({
-  timestamp: z.string().min(1).max(64),
-  type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
-  payload: z.record(z.string(), z.unknown()),
-});
+const rolloutLine = memo(() =>
+  z.object({
+    timestamp: z.string().min(1).max(64),
+    type: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
+    payload: z.record(z.string(), z.unknown()),
+  }),
+);
 
 /** The first line names the thread. */
-const sessionMeta = z.object({
-  type: z.literal("session_meta"),
-  payload: z.object({ id: z.string() }),
-});
+const sessionMeta = memo(() =>
+  z.object({
+    type: z.literal("session_meta"),
+    payload: z.object({ id: z.string() }),
+  }),
+);
 
 export const codexSessions: AgentSessions = {
   find(home, _cwd, sessionId) {
@@ -45,11 +50,11 @@ export const codexSessions: AgentSessions = {
     return { path: join(home, CODEX_HOME_DIR, SESSIONS_DIR, name), files: [] };
   },
   checkLine(line, index, sessionId) {
-    if (!rolloutLine.safeParse(line).success) {
+    if (!rolloutLine().safeParse(line).success) {
       throw new Error(`line ${index + 1} is not a line of a Codex rollout`);
     }
     if (index === 0) {
-      const meta = sessionMeta.safeParse(line);
+      const meta = sessionMeta().safeParse(line);
       if (!meta.success) throw new Error("its first line is not the rollout's session_meta");
       if (meta.data.payload.id !== sessionId) {
         throw new Error("its session_meta names another thread");

@@ -8,6 +8,7 @@
 // `.project_root` that makes it the working directory's.
 import { join } from "node:path";
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import type { AgentSessions } from "../adapter.js";
 
 /** Gemini's projects' directory under GEMINI_CLI_HOME. */
@@ -23,15 +24,17 @@ const PROJECT_ROOT_FILE = ".project_root";
 const SHORT_ID_CHARS = 8;
 
 /** The first line: the session's metadata. */
-const metadataLine = z.object({ sessionId: z.string(), projectHash: z.string() });
+const metadataLine = memo(() => z.object({ sessionId: z.string(), projectHash: z.string() }));
 
 /** Every later line is one of these: a message, a change of metadata, or a rewind. */
-const laterLine = z.union([
-  z.object({ id: z.string().min(1) }),
-  z.object({ $set: z.record(z.string(), z.unknown()) }),
-  z.object({ $rewindTo: z.string() }),
-  metadataLine,
-]);
+const laterLine = memo(() =>
+  z.union([
+    z.object({ id: z.string().min(1) }),
+    z.object({ $set: z.record(z.string(), z.unknown()) }),
+    z.object({ $rewindTo: z.string() }),
+    metadataLine(),
+  ]),
+);
 
 function fileName(sessionId: string, time: string): string {
   return `session-${time}-${sessionId.slice(0, SHORT_ID_CHARS)}.jsonl`;
@@ -57,14 +60,14 @@ export const geminiSessions: AgentSessions = {
   },
   checkLine(line, index, sessionId) {
     if (index === 0) {
-      const metadata = metadataLine.safeParse(line);
+      const metadata = metadataLine().safeParse(line);
       if (!metadata.success) throw new Error("its first line is not a Gemini session's metadata");
       if (metadata.data.sessionId !== sessionId) {
         throw new Error("its metadata names another session");
       }
       return;
     }
-    if (!laterLine.safeParse(line).success) {
+    if (!laterLine().safeParse(line).success) {
       throw new Error(`line ${index + 1} is not a line of a Gemini session`);
     }
   },

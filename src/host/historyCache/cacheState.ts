@@ -6,34 +6,37 @@ import { constants, type BigIntStats } from "node:fs";
 import { lstat, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import { HOST_LIMITS } from "../limits.js";
 import { GENERATION } from "./cacheLayout.js";
 
 const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-export const cacheStateSchema = z
-  .object({
-    version: z.literal(1),
-    /** The repository the cache's objects came from. */
-    gitDir: z.string().min(1),
-    objectFormat: z.enum(["sha1", "sha256"]),
-    /** The generation's directory, inside the cache's. */
-    generation: z.string().regex(GENERATION),
-    /** Every base the generation holds under its tag. */
-    bases: z.array(z.string().regex(OID)),
-    /** Path inside the generation → fingerprint, for every file and directory in it. */
-    files: z.record(z.string(), z.string()),
-  })
-  .strict();
+export const cacheStateSchema = memo(() =>
+  z
+    .object({
+      version: z.literal(1),
+      /** The repository the cache's objects came from. */
+      gitDir: z.string().min(1),
+      objectFormat: z.enum(["sha1", "sha256"]),
+      /** The generation's directory, inside the cache's. */
+      generation: z.string().regex(GENERATION),
+      /** Every base the generation holds under its tag. */
+      bases: z.array(z.string().regex(OID)),
+      /** Path inside the generation → fingerprint, for every file and directory in it. */
+      files: z.record(z.string(), z.string()),
+    })
+    .strict(),
+);
 
-export type CacheState = z.infer<typeof cacheStateSchema>;
+export type CacheState = z.infer<ReturnType<typeof cacheStateSchema>>;
 
 /** The state file, or undefined when it is missing or not one the host wrote. */
 export async function readCacheState(path: string): Promise<CacheState | undefined> {
   try {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     const text = await handle.readFile("utf8").finally(() => handle.close());
-    const parsed = cacheStateSchema.safeParse(JSON.parse(text));
+    const parsed = cacheStateSchema().safeParse(JSON.parse(text));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -12,13 +12,14 @@ import {
 } from "../../protocol/index.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import { FrameSocket } from "./frameSocket.js";
 import { closeUnix, listenUnix } from "./unixListener.js";
 
 /** How often a session waiting for an idle connection looks again. */
 const TAKE_POLL_MS = 50;
 
-const helloSchema = z.object({ v: z.literal(INSIDE_VERSION) }).strict();
+const helloSchema = memo(() => z.object({ v: z.literal(INSIDE_VERSION) }).strict());
 
 export class GuestLinks {
   readonly #sockets = new Set<Socket>();
@@ -90,7 +91,7 @@ export class GuestLinks {
     timer.unref();
     link.onFrame((kind, payload) => {
       clearTimeout(timer);
-      if (kind !== FRAME.hello || parseFrameJson(helloSchema, payload) === undefined) {
+      if (kind !== FRAME.hello || parseFrameJson(helloSchema(), payload) === undefined) {
         link.destroy();
         return;
       }

@@ -96,13 +96,13 @@ export function runInside(
       else if (kind === FRAME.stderr) output.stderr(payload);
       else if (kind === FRAME.exit) {
         done = true;
-        const exit = parseFrameJson(insideExitSchema, payload);
+        const exit = parseFrameJson(insideExitSchema(), payload);
         if (exit === undefined)
           reject(new InsideSessionError("the session ended with a report warden does not take"));
         else resolve(exit);
       } else if (kind === FRAME.error) {
         done = true;
-        const error = parseFrameJson(insideErrorSchema, payload);
+        const error = parseFrameJson(insideErrorSchema(), payload);
         reject(new InsideSessionError(cleanLine(error?.message ?? "the session was refused")));
       }
     });
@@ -121,7 +121,7 @@ export async function releaseHold(target: InsideTarget): Promise<void> {
     link.onFrame((kind, payload) => {
       if (kind === FRAME.exit) resolve();
       else if (kind === FRAME.error) {
-        const error = parseFrameJson(insideErrorSchema, payload);
+        const error = parseFrameJson(insideErrorSchema(), payload);
         reject(new InsideSessionError(cleanLine(error?.message ?? "the stop was refused")));
       }
     });

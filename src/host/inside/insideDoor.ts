@@ -78,7 +78,7 @@ export class InsideDoor {
         this.#stop(user);
         return;
       }
-      const open = kind === FRAME.open ? parseFrameJson(insideOpenSchema, payload) : undefined;
+      const open = kind === FRAME.open ? parseFrameJson(insideOpenSchema(), payload) : undefined;
       if (open === undefined) {
         user.finish(FRAME.error, { message: "the first frame was not a session warden takes" });
         return;
@@ -148,7 +148,7 @@ export class InsideDoor {
           user.write(kind, payload);
           return;
         case FRAME.exit: {
-          const exit = parseFrameJson(insideExitSchema, payload);
+          const exit = parseFrameJson(insideExitSchema(), payload);
           if (exit === undefined) {
             refuse("the sandbox sent an exit report warden does not take");
             return;
@@ -168,7 +168,7 @@ export class InsideDoor {
           return;
         }
         case FRAME.error: {
-          const error = parseFrameJson(insideErrorSchema, payload);
+          const error = parseFrameJson(insideErrorSchema(), payload);
           refuse(
             error === undefined
               ? "the sandbox refused the session with a report warden does not take"

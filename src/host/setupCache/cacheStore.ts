@@ -19,6 +19,7 @@ import {
 } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { memo } from "../../lang/index.js";
 import { SETUP_CACHE_LIMITS } from "./limits.js";
 
 /** The data directory's folder of setup snapshots. */
@@ -28,17 +29,19 @@ const ENTRY_FILE = "entry.json";
 const TEMPORARY_PREFIX = ".tmp-";
 const KEY = /^[0-9a-f]{64}$/;
 
-const entrySchema = z
-  .object({
-    version: z.literal(1),
-    key: z.string().regex(KEY),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    bytes: z.number().int().min(0),
-    createdAt: z.string().max(64),
-  })
-  .strict();
+const entrySchema = memo(() =>
+  z
+    .object({
+      version: z.literal(1),
+      key: z.string().regex(KEY),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      bytes: z.number().int().min(0),
+      createdAt: z.string().max(64),
+    })
+    .strict(),
+);
 
-export type CacheEntry = z.infer<typeof entrySchema>;
+export type CacheEntry = z.infer<ReturnType<typeof entrySchema>>;
 
 function entryDir(dataDir: string, key: string): string {
   if (!KEY.test(key)) throw new Error("a setup cache key is 64 hex digits");
@@ -74,7 +77,7 @@ async function readEntry(dir: string): Promise<CacheEntry | undefined> {
     const buffer = Buffer.alloc(SETUP_CACHE_LIMITS.entryBytes + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > SETUP_CACHE_LIMITS.entryBytes) return undefined;
-    const parsed = entrySchema.safeParse(
+    const parsed = entrySchema().safeParse(
       JSON.parse(buffer.subarray(0, bytesRead).toString("utf8")),
     );
     return parsed.success ? parsed.data : undefined;
