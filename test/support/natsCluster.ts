@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { freePort, NatsProcess } from "./natsProcess.js";
+import { freePort, NatsProcess, onFreePorts } from "./natsProcess.js";
 
 export { natsServerMissing } from "./natsProcess.js";
 
@@ -41,7 +41,12 @@ export class NatsCluster {
     return this.nodes.map((node) => node.url);
   }
 
+  /** Starts a cluster on free ports, again on others when a port was taken meanwhile. */
   static async start(): Promise<NatsCluster> {
+    return onFreePorts(() => NatsCluster.startOnFreePorts());
+  }
+
+  private static async startOnFreePorts(): Promise<NatsCluster> {
     const name = `warden-test-${process.pid}-${Date.now()}`;
     const plans: Array<{ name: string; port: number; clusterPort: number; storeDir: string }> = [];
     for (let i = 0; i < NODES; i++) {

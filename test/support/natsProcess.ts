@@ -36,6 +36,27 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
   });
 }
 
+/** How nats-server says that a port it was given is taken. */
+const PORT_IN_USE = /address already in use/;
+/** Starts, each on other free ports, before a port taken meanwhile fails the test. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Runs `start` (which picks its ports with freePort) again when a server it started found a port
+ * taken. A port is free when it is picked and taken only when the server starts: another process
+ * (other test files run at the same time) may take it between.
+ */
+export async function onFreePorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      const portTaken = error instanceof Error && PORT_IN_USE.test(error.message);
+      if (!portTaken || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
 async function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, host);

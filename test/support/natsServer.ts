@@ -3,7 +3,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, NatsProcess } from "./natsProcess.js";
+import { freePort, NatsProcess, onFreePorts } from "./natsProcess.js";
 
 export { natsServerMissing } from "./natsProcess.js";
 
@@ -30,7 +30,12 @@ export class NatsServer {
     this.storeDir = storeDir;
   }
 
+  /** Starts a server on a free port, again on another when the port was taken meanwhile. */
   static async start(options: NatsServerOptions = {}): Promise<NatsServer> {
+    return onFreePorts(() => NatsServer.startOnFreePort(options));
+  }
+
+  private static async startOnFreePort(options: NatsServerOptions): Promise<NatsServer> {
     const host = options.host ?? "127.0.0.1";
     const storeDir = await mkdtemp(join(tmpdir(), "warden-nats-"));
     try {
