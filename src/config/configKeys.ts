@@ -65,8 +65,8 @@ export const CONFIG_KEYS = {
     repository: true,
     about: "the agent to run (--agent)",
   },
-  model: { schema: () => text(), repository: true, about: "the model the agent uses (--model)" },
-  maxTurns: { schema: () => count(), repository: true, about: "the most turns (--max-turns)" },
+  model: { schema: text, repository: true, about: "the model the agent uses (--model)" },
+  maxTurns: { schema: count, repository: true, about: "the most turns (--max-turns)" },
   maxBudgetUsd: {
     schema: () => z.number("is not a number").min(0, "is below 0"),
     repository: false,
@@ -79,7 +79,7 @@ export const CONFIG_KEYS = {
       "the most all tasks of a data directory may spend in one UTC day, in US dollars; 0 for no cap",
   },
   timeout: {
-    schema: () => duration(),
+    schema: duration,
     repository: true,
     about: "the agent's time limit (--timeout)",
   },
@@ -89,10 +89,10 @@ export const CONFIG_KEYS = {
     repository: true,
     about: "how long after its creation a task must have ended (--deadline)",
   },
-  allow: { schema: () => list(), repository: false, about: "hosts the agent may reach (--allow)" },
-  presets: { schema: () => list(), repository: false, about: "preset lists of hosts (--preset)" },
+  allow: { schema: list, repository: false, about: "hosts the agent may reach (--allow)" },
+  presets: { schema: list, repository: false, about: "preset lists of hosts (--preset)" },
   notify: {
-    schema: () => list(),
+    schema: list,
     repository: false,
     about: "commands `warden serve` runs for each notification (--notify)",
   },
@@ -111,28 +111,28 @@ export const CONFIG_KEYS = {
     about: "how permission prompts are answered (--approve)",
   },
   allowTools: {
-    schema: () => list(),
+    schema: list,
     repository: false,
     about: "tool rules allowed (--allow-tool)",
   },
-  denyTools: { schema: () => list(), repository: true, about: "tool rules denied (--deny-tool)" },
+  denyTools: { schema: list, repository: true, about: "tool rules denied (--deny-tool)" },
   memory: {
-    schema: () => size(),
+    schema: size,
     repository: false,
     about: "the sandbox's memory bound (--memory)",
   },
   maxProcesses: {
-    schema: () => count(),
+    schema: count,
     repository: false,
     about: "the sandbox's bound on processes (--max-processes)",
   },
-  disk: { schema: () => size(), repository: false, about: "the workspace's disk bound (--disk)" },
+  disk: { schema: size, repository: false, about: "the workspace's disk bound (--disk)" },
   gitName: {
-    schema: () => text(),
+    schema: text,
     repository: false,
     about: "who the task's commits are by (--git-name)",
   },
-  gitEmail: { schema: () => text(), repository: false, about: "their email (--git-email)" },
+  gitEmail: { schema: text, repository: false, about: "their email (--git-email)" },
   maxRunning: {
     schema: () =>
       z
@@ -146,37 +146,37 @@ export const CONFIG_KEYS = {
   // its time limit and what its cache key reads. The hosts setup may reach beyond the agent's
   // and the variables of this machine it is given come only from the user's own file or flags.
   setup: {
-    schema: () => list(),
+    schema: list,
     repository: true,
     about: "commands run by sh -c in the workspace before the agent (--setup)",
   },
   setupGoal: {
-    schema: () => text(),
+    schema: text,
     repository: true,
     about: "a prompt the agent runs before the task to prepare the workspace (--setup-goal)",
   },
   setupTimeout: {
-    schema: () => duration(),
+    schema: duration,
     repository: true,
     about: "the setup's time limit, 10m by default (--setup-timeout)",
   },
   setupAllow: {
-    schema: () => list(),
+    schema: list,
     repository: false,
     about: "hosts setup may reach beside the agent's (--setup-allow)",
   },
   setupPresets: {
-    schema: () => list(),
+    schema: list,
     repository: false,
     about: "preset lists of hosts setup may reach (--setup-preset)",
   },
   setupEnv: {
-    schema: () => list(),
+    schema: list,
     repository: false,
     about: "variables given to setup alone, never to the agent (--setup-env)",
   },
   setupKey: {
-    schema: () => list(),
+    schema: list,
     repository: true,
     about: "paths and globs the setup cache is keyed by; default the lockfiles (--setup-key)",
   },
@@ -204,7 +204,7 @@ export const CONFIG_KEYS = {
   },
   // The directory is read on this machine and copied into the sandbox: a repository naming one
   // would choose which of the user's files the agent sees.
-  skills: { schema: () => text(), repository: false, about: "a directory of skills (--skills)" },
+  skills: { schema: text, repository: false, about: "a directory of skills (--skills)" },
   // Stepping inside runs any command beside the agent: only the user may turn it on by default.
   allowExec: {
     schema: () => z.boolean("is not true or false"),

@@ -24,12 +24,18 @@ async function sourceFiles(dir: string): Promise<string[]> {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** Whether `node` is code that runs later, when called, rather than as its module loads. */
+/**
+ * Whether `node` is code that runs later, when called, rather than as its module loads: a
+ * function's body, an instance field's initializer (run by the constructor) or a type. A static
+ * field's initializer runs with its class, as its module loads.
+ */
 function runsLater(node: ts.Node): boolean {
+  const instanceField =
+    ts.isPropertyDeclaration(node) &&
+    !(ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Static);
   return (
     ts.isFunctionLike(node) ||
-    ts.isClassDeclaration(node) ||
-    ts.isClassExpression(node) ||
+    instanceField ||
     ts.isTypeNode(node) ||
     ts.isInterfaceDeclaration(node) ||
     ts.isTypeAliasDeclaration(node)
@@ -71,10 +77,12 @@ test("a schema built as its module loads is found, and one made on first use is 
     "export const later = memo(() => z.object({ id: z.string() }));",
     "export function parse(value: unknown) { return z.number().parse(value); }",
     "export type Id = z.infer<typeof later>;",
+    "class Reader { static head = z.literal(1); body = z.string(); }",
   ].join("\n");
   assert.deepEqual(schemasBuiltOnLoad("example.ts", eager), [
     "2: z.string().min(1)",
     "3: z.enum(['a', 'b'])",
+    "7: z.literal(1)",
   ]);
 });
 
