@@ -46,6 +46,22 @@ export default tseslint.config(
     },
   },
   {
+    // The command writes its output through src/cli/standardStreams.ts, which keeps a start from
+    // making Node's streams for its stdout and stderr and keeps the bytes in order once it does.
+    files: ["src/cli/**/*.ts"],
+    ignores: ["src/cli/standardStreams.ts"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        ...["stdout", "stderr"].map((property) => ({
+          object: "process",
+          property,
+          message: "Write through standardOut or standardError (src/cli/standardStreams.ts).",
+        })),
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     extends: [tseslint.configs.disableTypeChecked],
   },

@@ -1,17 +1,20 @@
 // Bundles the `warden` command from src/, as the runner is bundled (scripts/bundleGuest.mjs):
-// - dist/cli/program.cjs: the whole program as one CommonJS file, which V8's vm.Script (the only
-//   way Node 20 takes a code cache) compiles;
+// - dist/cli/program.cjs: the whole program (src/cli/wholeProgram.ts) as one CommonJS file,
+//   which V8's vm.Script (the only way Node 20 takes a code cache) compiles;
+// - dist/cli/quick.cjs: the quick program (src/cli/quickProgram.ts), `ls`, `show`, `send` and
+//   --version alone, a bundle of about 60% of the bytes that those run from instead;
 // - dist/cli/warden.cjs: the command (package.json's bin), built from src/cli/command.ts, which
-//   runs the program with its cache (src/lang/cachedBundle.ts); CommonJS too, so that Node starts
-//   it without its loader for ES modules, which cost every command about 25 ms;
-// - dist/cli/program-task.codecache and program.codecache: the caches, for the verbs that run a
-//   task and for the others, written at the end of a `warden run` of a task that does nothing and
-//   of an `ls` (scripts/warmProgramCache.mjs), so that each holds the code its verbs run, not
-//   only the code of the start.
+//   runs one of the two with its cache (src/lang/cachedBundle.ts); CommonJS too, so that Node
+//   starts it without its loader for ES modules, which cost every command about 25 ms;
+// - dist/cli/program-task.codecache, program.codecache and quick.codecache: the caches, for the
+//   verbs that run a task, for the program's other verbs, and for the quick program, written at
+//   the end of a `warden run` of a task that does nothing, of a `logs`, and of a process that ran
+//   `ls`, `show` and `send` (scripts/warmProgramCache.mjs), so that each holds the code its verbs
+//   run, not only the code of the start.
 // Node loads one file much faster than the four hundred-odd modules tsc emits and the packages
 // they import, and reads compiled code from the cache faster than it compiles it. The program
 // still runs only the code of the verb a command line names: each verb file is imported with
-// import(), which esbuild turns into code that runs its modules on first use (src/cli/verbs.ts).
+// import(), which esbuild turns into code that runs its modules on first use (src/cli/verbFile.ts).
 // Run after tsc, from `npm run build`; it reads src/, so running it twice gives the same.
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -35,6 +38,9 @@ const cli = join(root, "dist", "cli");
 
 /** The whole program as one CommonJS file. */
 const PROGRAM_BUNDLE = join(cli, "program.cjs");
+
+/** The quick program, as one CommonJS file. */
+const QUICK_BUNDLE = join(cli, "quick.cjs");
 
 /** The command that runs it, package.json's bin. */
 const COMMAND = join(cli, "warden.cjs");
@@ -65,7 +71,7 @@ const common = {
 /** esbuild's options for the program. */
 export const programBuildOptions = {
   ...common,
-  entryPoints: ["src/cli/program.ts"],
+  entryPoints: ["src/cli/wholeProgram.ts"],
   outfile: PROGRAM_BUNDLE,
   // Each start reads the whole file before V8 takes its cache: without blanks, comments and
   // redundant syntax it is about half the bytes. Names stay, so stack traces still read.
@@ -73,14 +79,21 @@ export const programBuildOptions = {
   minifySyntax: true,
 };
 
+/** esbuild's options for the quick program. */
+export const quickBuildOptions = {
+  ...programBuildOptions,
+  entryPoints: ["src/cli/quickProgram.ts"],
+  outfile: QUICK_BUNDLE,
+};
+
 /**
- * The same program split into ES module chunks at its import() calls. It is never written: a
+ * The whole program split into ES module chunks at its import() calls. It is never written: a
  * test reads from its metafile which modules each verb runs, since esbuild runs a module of the
  * CommonJS program on first use exactly when it is reached only through an import() call.
  */
 export const verbGraphOptions = {
   ...common,
-  entryPoints: ["src/cli/program.ts"],
+  entryPoints: ["src/cli/wholeProgram.ts"],
   format: "esm",
   splitting: true,
   outdir: join(root, "dist"),
@@ -94,14 +107,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Earlier builds wrote the command as ES module chunks here.
   await rm(join(root, "dist", "chunks"), { recursive: true, force: true });
   await build(programBuildOptions);
+  await build(quickBuildOptions);
   await build({ ...common, entryPoints: ["src/cli/command.ts"], outfile: COMMAND });
   // The names src/cli/command.ts reads.
-  const taskCache = join(cli, "program-task.codecache");
-  const cache = join(cli, "program.codecache");
-  const warmedBy = await warmProgramCache(COMMAND, taskCache, cache);
+  const caches = {
+    task: join(cli, "program-task.codecache"),
+    whole: join(cli, "program.codecache"),
+    quick: join(cli, "quick.codecache"),
+  };
+  const warmedBy = await warmProgramCache(COMMAND, caches);
   process.stdout.write(`warden's code cache for tasks: written by ${warmedBy}\n`);
   // A cache that is not there would only make each start compile again: the build says so.
-  for (const file of [taskCache, cache]) {
+  for (const file of Object.values(caches)) {
     await readFile(file).catch(() => {
       throw new Error(`the code cache ${file} was not written`);
     });

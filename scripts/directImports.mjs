@@ -16,6 +16,12 @@ const REEXPORT_ALL = /export\s+\*\s+from\s*"(\.[^"]+)";/g;
  * with `export` (a file that passes a name of another folder's on).
  */
 const INDEX_IMPORT = /(import|export)\s+\{([^}]*)\}\s*from\s*"(\.[^"]*\/index\.js)";/g;
+/**
+ * `const { a, b: c } = await import("../folder/index.js");`: a module that a verb needs only now
+ * and then (the fleet's client) is imported where it is used, and the bundle would run the whole
+ * folder there.
+ */
+const INDEX_LOAD = /const\s+\{([^}]*)\}\s*=\s*await\s+import\("(\.[^"]*\/index\.js)"\);/g;
 
 /** The file a relative `.js` specifier in `fromFile` names: its `.ts` source. */
 function sourceOf(fromFile, specifier) {
@@ -81,24 +87,65 @@ function specifierOf(fromFile, targetFile) {
   return path.startsWith(".") ? path : `./${path}`;
 }
 
-/** What replaces one import (or export) from an index: one per file the names come from. */
-async function directImports(file, keyword, list, specifier, cache) {
+/**
+ * The files that `names` (each with the name it takes where it is imported) of the index that
+ * `specifier` names come from, each with the names it gives, as `own` and `as`.
+ */
+async function originsOf(file, specifier, names, cache) {
   const indexFile = sourceOf(file, specifier);
   const byFile = new Map();
-  for (const { own, as } of namesOf(list)) {
+  for (const { own, as } of names) {
     const origin = await originOf(indexFile, own, cache);
     const target = origin === undefined ? indexFile : origin.file;
-    const name = origin === undefined ? own : origin.name;
-    const names = byFile.get(target) ?? [];
-    names.push(name === as ? name : `${name} as ${as}`);
-    byFile.set(target, names);
+    const list = byFile.get(target) ?? [];
+    list.push({ own: origin === undefined ? own : origin.name, as });
+    byFile.set(target, list);
   }
+  return byFile;
+}
+
+/** What replaces one import (or export) from an index: one per file the names come from. */
+async function directImports(file, keyword, list, specifier, cache) {
+  const byFile = await originsOf(file, specifier, namesOf(list), cache);
   // A list of types alone becomes no import at all, as it would in the emitted JavaScript.
   return [...byFile]
     .map(([target, names]) => {
-      return `${keyword} { ${names.join(", ")} } from "${specifierOf(file, target)}";`;
+      const shown = names.map(({ own, as }) => (own === as ? own : `${own} as ${as}`));
+      return `${keyword} { ${shown.join(", ")} } from "${specifierOf(file, target)}";`;
     })
     .join("\n");
+}
+
+/** What replaces one `await import()` of an index: one per file the names come from. */
+async function directLoads(file, pattern, specifier, cache) {
+  const names = pattern
+    .split(",")
+    .map((word) => word.trim())
+    .filter((word) => word !== "")
+    .map((word) => {
+      const [own, as = own] = word.split(/\s*:\s*/);
+      return { own, as };
+    });
+  const byFile = await originsOf(file, specifier, names, cache);
+  return [...byFile]
+    .map(([target, names]) => {
+      const shown = names.map(({ own, as }) => (own === as ? own : `${own}: ${as}`));
+      return `const { ${shown.join(", ")} } = await import("${specifierOf(file, target)}");`;
+    })
+    .join("\n");
+}
+
+/** `text` with each match of `pattern` replaced by what `replace` makes of its groups. */
+async function replaceAll(text, pattern, replace) {
+  const parts = [];
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    parts.push(text.slice(last, match.index));
+    parts.push(await replace(...match.slice(1)));
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts.join("");
 }
 
 /**
@@ -114,16 +161,13 @@ export function directImportsPlugin(srcDir, rewrites = []) {
         if (!args.path.startsWith(srcDir + "/")) return undefined;
         let text = await readFile(args.path, "utf8");
         for (const rewrite of rewrites) text = rewrite(text);
-        const parts = [];
-        let last = 0;
-        for (const match of text.matchAll(INDEX_IMPORT)) {
-          const [whole, keyword, list, specifier] = match;
-          parts.push(text.slice(last, match.index));
-          parts.push(await directImports(args.path, keyword, list, specifier, cache));
-          last = match.index + whole.length;
-        }
-        parts.push(text.slice(last));
-        return { contents: parts.join(""), loader: "ts" };
+        text = await replaceAll(text, INDEX_IMPORT, (keyword, list, specifier) =>
+          directImports(args.path, keyword, list, specifier, cache),
+        );
+        text = await replaceAll(text, INDEX_LOAD, (pattern, specifier) =>
+          directLoads(args.path, pattern, specifier, cache),
+        );
+        return { contents: text, loader: "ts" };
       });
     },
   };

@@ -1,6 +1,6 @@
 // An esbuild plugin for the `warden` bundle: a few of Node's own modules cost milliseconds to
 // load (node:crypto loads every cipher and the web crypto API; node:child_process loads net,
-// dgram and the streams), though most commands never call them. Bundled code that imports one of
+// dgram and the streams; node:tty loads net), though most commands never call them. Bundled code that imports one of
 // them gets a stand-in instead, whose functions load the real module on their first call. A
 // command that never calls them never loads them; one that does gets the very same functions.
 
@@ -14,6 +14,13 @@ const STAND_INS = [
   {
     module: "node:crypto",
     functions: ["randomBytes", "createHash", "timingSafeEqual"],
+    forImporter: (path, src) => path.startsWith(src + "/"),
+  },
+  {
+    // node:tty loads node:net; the command asks isatty() only of a descriptor that is a character
+    // device (src/cli/standardStreams.ts), so a pipe or a file never loads it.
+    module: "node:tty",
+    functions: ["isatty"],
     forImporter: (path, src) => path.startsWith(src + "/"),
   },
   {

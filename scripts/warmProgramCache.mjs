@@ -4,9 +4,10 @@
 // `warden run` compiled the rest (the store, the host, the sandbox, the network gate) again,
 // about 70 ms of each. So the build runs a task that does nothing (`true`) on a repository of one
 // commit that it makes for the purpose, in a data directory, a home and a config of its own, and
-// program-task.codecache is written as that process exits; then `ls` over that data directory
-// writes program.codecache, for every other verb: a cache of the whole task's code took
-// `--version` about 8 ms more to read. The runner's cache (dist/guest/runner.codecache, written
+// program-task.codecache is written as that process exits; then `logs` of that task writes
+// program.codecache, for the program's other verbs (a cache of the whole task's code took a
+// start about 8 ms more to read), and one process that runs `ls`, `show` of that task and `send`
+// to a task it creates (scripts/runInOneProcess.mjs) writes quick.codecache. The runner's cache (dist/guest/runner.codecache, written
 // at the end of `warden-guest --help` by scripts/bundleGuest.mjs) is written again at the end
 // of a first task run without a sandbox, the one place the host lets a runner write beside its
 // bundle (src/host/executeTask.ts); about 15-30 ms of each task. The task whose run writes the
@@ -17,7 +18,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { URL, fileURLToPath } from "node:url";
 import process from "node:process";
 
 /** A bwrap sandbox without the bounds that need a writable cgroup. */
@@ -42,20 +44,32 @@ function warmEnv(dir) {
 
 /** Runs `program args` quietly; true when it ended with status 0. */
 function ranWell(program, args, options) {
+  return outputOf(program, args, options) !== undefined;
+}
+
+/** What `program args` wrote on stdout, or undefined when it did not end with status 0. */
+function outputOf(program, args, options) {
   try {
-    execFileSync(program, args, { ...options, stdio: "ignore", timeout: 60_000 });
-    return true;
+    return execFileSync(program, args, {
+      ...options,
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 60_000,
+      encoding: "utf8",
+    });
   } catch {
-    return false;
+    return undefined;
   }
 }
 
+const RUN_IN_ONE_PROCESS = fileURLToPath(new URL("./runInOneProcess.mjs", import.meta.url));
+
 /**
- * Writes the caches `taskCache` and `cache` for the program that `command` (dist/cli/warden.cjs)
- * runs, and says by what run the task's was written: "a task in bwrap" (with or without its
- * bounds), "a task without a sandbox" or "run --help".
+ * Writes the caches `caches.task`, `caches.whole` and `caches.quick` of the programs that
+ * `command` (dist/cli/warden.cjs) runs, and says by what run the task's was written: "a task in
+ * bwrap" (with or without its bounds), "a task without a sandbox" or "run --help".
  */
-export async function warmProgramCache(command, taskCache, cache) {
+export async function warmProgramCache(command, caches) {
+  const { task: taskCache, whole: cache, quick: quickCache } = caches;
   const dir = await mkdtemp(join(tmpdir(), "warden-build-"));
   try {
     const env = warmEnv(dir);
@@ -92,8 +106,27 @@ export async function warmProgramCache(command, taskCache, cache) {
       await rm(taskCache, { force: true });
       ranWell(process.execPath, [command, "run", "--help"], { env: writing });
     }
+    // The task the run made, if one could run, and one that takes messages, for `send`.
+    const [ran] = (outputOf(process.execPath, [command, "ls", "-q"], { env }) ?? "").split("\n");
+    const created = made
+      ? outputOf(
+          process.execPath,
+          [command, "create", "-q", "--agent", "command", "--prompt", "warm", "--", "true"],
+          { cwd: repo, env },
+        )?.trim()
+      : undefined;
     await rm(cache, { force: true });
-    ranWell(process.execPath, [command, "ls"], { env: writing });
+    ranWell(process.execPath, [command, "logs", ran || "none"], { env: writing });
+    await rm(quickCache, { force: true });
+    const lines = [["ls"]];
+    if (ran) lines.push(["show", ran]);
+    if (created) lines.push(["send", created, "warm"]);
+    const quick = join(dirname(command), "quick.cjs");
+    ranWell(
+      process.execPath,
+      [RUN_IN_ONE_PROCESS, quick, quickCache, ...lines.flatMap((line) => ["--", ...line])],
+      { env: writing },
+    );
     return by;
   } finally {
     await rm(dir, { recursive: true, force: true });

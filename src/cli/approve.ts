@@ -11,6 +11,7 @@ import { parseCount } from "./parseValues.js";
 import { shownId, shownIds } from "./shownIds.js";
 import { cut, tableWidth } from "./taskTable.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 /** One request as a line: `3  pending  Bash: make deploy`, every text cleaned. */
 export function approvalLine(request: ApprovalRequest): string {
@@ -97,12 +98,12 @@ async function printWaiting(tasks: TaskStore, json: boolean): Promise<void> {
     return;
   }
   if (waiting.length === 0) {
-    process.stdout.write("no approval requests wait for an answer\n");
+    standardOut.write("no approval requests wait for an answer\n");
     return;
   }
   const shown = await shownIds(tasks, [...new Set(waiting.map((w) => w.id))]);
-  process.stdout.write(
-    waitingLines(waiting, shown, Date.now(), tableWidth(process.env, process.stdout)).join("\n") +
+  standardOut.write(
+    waitingLines(waiting, shown, Date.now(), tableWidth(process.env, standardOut)).join("\n") +
       "\n",
   );
 }
@@ -141,7 +142,7 @@ export function registerApprove(program: Command): void {
 
         if (flags.json === true) printJson({ id, ...request });
         else
-          process.stdout.write(
+          standardOut.write(
             `${decision === "allow" ? "allowed" : "denied"} request ${n} of ${id}\n`,
           );
       },
@@ -186,11 +187,11 @@ async function listApprovals(
     printJson(shown.map(requestView));
     return;
   }
-  for (const request of shown) process.stdout.write(approvalLine(request) + "\n");
+  for (const request of shown) standardOut.write(approvalLine(request) + "\n");
   if (shown.some((r) => r.state === "pending")) {
-    process.stdout.write(`answer: warden approve ${await shownId(tasks, id)} N allow|deny\n`);
+    standardOut.write(`answer: warden approve ${await shownId(tasks, id)} N allow|deny\n`);
   } else if (shown.length === 0) {
-    process.stdout.write(
+    standardOut.write(
       `task ${id} has no ${flags.pending === true ? "pending " : ""}approval requests\n`,
     );
   }

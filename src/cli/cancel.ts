@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { CancelOutcome } from "../store/index.js";
 import { withStore } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerCancel(program: Command): void {
   program
@@ -23,7 +24,7 @@ export function registerCancel(program: Command): void {
         for (const id of ids) {
           const outcome = await tasks.cancel(id);
           if (flags.json === true) printJson(outcome);
-          else process.stdout.write(cancelLine(outcome) + "\n");
+          else standardOut.write(cancelLine(outcome) + "\n");
         }
       });
     });

@@ -3,6 +3,7 @@
 // task ids come at completion time from the hidden verb `warden __complete-ids`.
 import { Argument, type Command, type Help } from "commander";
 import { openTasks } from "./context.js";
+import { standardOut } from "./standardStreams.js";
 
 /** The word that names the newest task wherever an id is taken (the store resolves it). */
 export const NEWEST_TASK = "@last";
@@ -173,7 +174,7 @@ export function registerCompletion(program: Command): void {
     .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
     .action((name: string) => {
       const plan = completionPlan(program);
-      process.stdout.write(name === "bash" ? bashScript(plan) : zshScript(plan));
+      standardOut.write(name === "bash" ? bashScript(plan) : zshScript(plan));
     });
   program
     .command(COMPLETE_IDS_VERB, { hidden: true })
@@ -182,8 +183,8 @@ export function registerCompletion(program: Command): void {
       const tasks = await openTasks(cmd);
       // A damaged task is left out quietly: completion must not write over the user's line.
       const list = await tasks.list({ onDamaged: () => undefined });
-      for (const task of list) process.stdout.write(`${task.id}\n`);
+      for (const task of list) standardOut.write(`${task.id}\n`);
       // `@last` names the newest task wherever an id is taken; it is offered once there is one.
-      if (list.length > 0) process.stdout.write(`${NEWEST_TASK}\n`);
+      if (list.length > 0) standardOut.write(`${NEWEST_TASK}\n`);
     });
 }

@@ -7,6 +7,7 @@ import { cleanLine } from "../protocol/index.js";
 import { ignoredKeyWarnings } from "./configFlags.js";
 import { storeSettingText } from "./storeAddress.js";
 import { printJson } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** A value as a config file would write it: lists comma-separated, nothing set as `-`. */
 function valueText(value: ConfigEntry["value"]): string {
@@ -76,7 +77,7 @@ export function registerConfig(program: Command): void {
         });
         return;
       }
-      process.stdout.write(configText(config));
-      for (const warning of ignoredKeyWarnings(config)) process.stderr.write(warning);
+      standardOut.write(configText(config));
+      for (const warning of ignoredKeyWarnings(config)) standardError.write(warning);
     });
 }

@@ -24,6 +24,7 @@ import {
 import { UsageError } from "./cliErrors.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 /** `ID:PATH` names a file in a task's workspace; a path that starts with `/` or `.` is local. */
 function remoteOf(text: string): { ref: string; path: string } | undefined {
@@ -79,7 +80,7 @@ export function registerCp(program: Command): void {
             : await copyOut(target, remote.path, destination);
         if (flags.json === true) printJson({ id: target.id, ...outcome });
         else {
-          process.stdout.write(
+          standardOut.write(
             `${outcome.direction === "in" ? "copied into" : "copied out of"} ${target.id}: ${cleanLine(outcome.path)} (${outcome.bytes} bytes)\n`,
           );
         }

@@ -5,6 +5,7 @@ import { openTasks } from "./context.js";
 import { warnUncommitted } from "./uncommittedWarning.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerCreate(program: Command): void {
   const command = program
@@ -21,6 +22,6 @@ export function registerCreate(program: Command): void {
     const { summary, start } = await createTask(tasks, input, { env: process.env });
     await warnUncommitted(start.repo, start.base, input.command);
     if (flags.json === true) printJson(detailsView(await tasks.get(summary.id)));
-    else process.stdout.write(summary.id + "\n");
+    else standardOut.write(summary.id + "\n");
   });
 }

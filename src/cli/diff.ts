@@ -5,6 +5,7 @@ import { timeText } from "../lang/index.js";
 import { LocalOnlyVerbError } from "./cliErrors.js";
 import { withStore } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** A fleet's task binds no workspace of this machine, so it has no workspace's changes. */
 export function noFleetWorkspace(): Error {
@@ -56,9 +57,9 @@ export function registerDiff(program: Command): void {
         }
         if (diff.checkpoint !== undefined) {
           const at = timeText(diff.checkpoint.at, Date.now());
-          process.stderr.write(`as of checkpoint ${diff.checkpoint.seq}, kept ${at}\n`);
+          standardError.write(`as of checkpoint ${diff.checkpoint.seq}, kept ${at}\n`);
         }
-        process.stdout.write(diff.diff);
+        standardOut.write(diff.diff);
       },
     );
 }

@@ -5,6 +5,7 @@ import { cleanLine } from "../protocol/index.js";
 import { EXIT } from "./exitCodes.js";
 import { openMachineTasks } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 /** The lines of `--check-api`: one per API with a key, or one saying that no key is set. */
 function apiLines(apis: readonly ApiCheck[]): string[] {
@@ -52,7 +53,7 @@ export function registerDoctor(program: Command): void {
         return;
       }
       const out = (line: string): void => {
-        process.stdout.write(cleanLine(line) + "\n");
+        standardOut.write(cleanLine(line) + "\n");
       };
       for (const check of report.checks) {
         out(

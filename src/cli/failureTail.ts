@@ -13,7 +13,7 @@ import {
   type TaskStore,
 } from "../store/index.js";
 import { CLI_LIMITS } from "./limits.js";
-import { eventLine } from "./watch.js";
+import { eventLine } from "./eventLine.js";
 
 /**
  * Events that say why the host ended a task: shown even when later ones (the runner winding

@@ -4,6 +4,7 @@ import { fetchTask } from "../host/index.js";
 import { withStore } from "./context.js";
 import { noFleetWorkspace } from "./diff.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerFetch(program: Command): void {
   program
@@ -57,9 +58,7 @@ export function registerFetch(program: Command): void {
         });
         if (flags.json === true) printJson(fetched);
         else
-          process.stdout.write(
-            `fetched ${fetched.branch} at ${fetched.head} into ${fetched.repo}\n`,
-          );
+          standardOut.write(`fetched ${fetched.branch} at ${fetched.head} into ${fetched.repo}\n`);
       },
     );
 }

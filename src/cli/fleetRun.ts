@@ -11,7 +11,8 @@ import { failureTail } from "./failureTail.js";
 import { shownId } from "./shownIds.js";
 import { warnUncommitted } from "./uncommittedWarning.js";
 import { detailsView, endLine, nextSteps, printJson } from "./taskView.js";
-import { eventLine } from "./watch.js";
+import { eventLine } from "./eventLine.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 export interface FleetRunHow {
   detach?: boolean;
@@ -31,29 +32,31 @@ export async function runOnFleet(
   const id = summary.id;
   if (how.detach === true) {
     if (how.json === true) printJson({ ...detailsView(await fleet.get(id)), detached: true });
-    else process.stdout.write(id + "\n");
+    else standardOut.write(id + "\n");
     if (how.json !== true) {
-      process.stderr.write(`hint: follow it with \`warden watch ${await shownId(fleet, id)}\`\n`);
+      standardError.write(`hint: follow it with \`warden watch ${await shownId(fleet, id)}\`\n`);
     }
     return;
   }
   const chatty = how.quiet !== true && how.json !== true;
-  if (chatty) process.stderr.write(`${id} queued in the fleet; waiting for a worker to take it\n`);
+  if (chatty) standardError.write(`${id} queued in the fleet; waiting for a worker to take it\n`);
   // On a terminal the person who ran it answers the agent's permission prompts here, as in a
   // run on this machine.
   const prompting = new AbortController();
-  const prompt = mayPrompt(process.stdin, process.stderr, how)
+  const prompt = mayPrompt(process.stdin, standardError, how)
     ? promptApprovals({
         tasks: fleet,
         id,
         input: process.stdin,
-        say: (text) => process.stderr.write(text + "\n"),
+        say: (text) => {
+          standardError.write(text + "\n");
+        },
         signal: prompting.signal,
       }).catch(() => undefined)
     : undefined;
   try {
     for await (const event of fleet.watch(id, { follow: true })) {
-      if (chatty) process.stderr.write(eventLine(event) + "\n");
+      if (chatty) standardError.write(eventLine(event) + "\n");
     }
   } finally {
     prompting.abort();
@@ -64,11 +67,11 @@ export async function runOnFleet(
   if (how.json === true) printJson(view);
   else {
     const short = await shownId(fleet, id);
-    process.stdout.write(endLine(view) + "\n");
+    standardOut.write(endLine(view) + "\n");
     if (view.state === "failed") {
-      for (const line of await failureTail(fleet, id, short)) process.stdout.write(line + "\n");
+      for (const line of await failureTail(fleet, id, short)) standardOut.write(line + "\n");
     }
-    for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
+    for (const step of nextSteps(view, short)) standardOut.write(`  ${step}\n`);
   }
   process.exitCode = exitForState(view.state, details.terminal?.stoppedBy);
 }

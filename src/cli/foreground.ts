@@ -13,6 +13,7 @@ import { EXIT, exitForState, type ExitCode } from "./exitCodes.js";
 import { failureTail } from "./failureTail.js";
 import { awaitResumeTime, type ResumeHold } from "./resumeWait.js";
 import { detailsView, endLine, nextSteps, printJson, type TaskView } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 export interface ForegroundOptions {
   json?: boolean;
@@ -37,7 +38,7 @@ export async function runForeground(
   // and only one of the two will attach.
   const starting = await tasks.holdStarting(id);
   const reporter = makeReporter({
-    out: process.stderr,
+    out: standardError.stream(),
     taskId: id,
     shortId: await tasks.shortId(id),
     quiet: options.quiet === true,
@@ -58,7 +59,7 @@ export async function runForeground(
   process.on("SIGTERM", onSignal);
   // On a terminal the person who started the run answers the agent's permission prompts here.
   const prompting = new AbortController();
-  const prompt = mayPrompt(process.stdin, process.stderr, options)
+  const prompt = mayPrompt(process.stdin, standardError, options)
     ? promptApprovals({
         tasks,
         id,
@@ -97,21 +98,20 @@ export async function runForeground(
     const view = detailsView(details);
     if (options.json === true) printJson(view);
     if (outcome.kind === "interrupted" || view.state === "interrupted") {
-      if (options.json !== true) process.stdout.write(`${id} interrupted\n`);
-      process.stderr.write(
+      if (options.json !== true) standardOut.write(`${id} interrupted\n`);
+      standardError.write(
         `warden: the task was stopped before it ended\nhint: run it again with \`warden start ${id}\`, or end it with \`warden cancel ${id}\`\n`,
       );
       return EXIT.failed;
     }
     if (details.terminal === undefined) return notEnded(view, id, options.json === true);
     if (options.json !== true) {
-      process.stdout.write(endLine(view) + "\n");
+      standardOut.write(endLine(view) + "\n");
       if (view.state === "failed") {
         for (const line of await failureTail(tasks, id, await tasks.shortId(id)))
-          process.stdout.write(line + "\n");
+          standardOut.write(line + "\n");
       }
-      for (const step of nextSteps(view, await tasks.shortId(id)))
-        process.stdout.write(`  ${step}\n`);
+      for (const step of nextSteps(view, await tasks.shortId(id))) standardOut.write(`  ${step}\n`);
     }
     return exitForState(view.state, details.terminal.stoppedBy);
   } finally {
@@ -128,13 +128,13 @@ export async function runForeground(
  * limit's reset and this process was stopped), or it is someone else's now.
  */
 function notEnded(view: TaskView, id: string, json: boolean): ExitCode {
-  if (!json) process.stdout.write(`${id} ${view.state}\n`);
+  if (!json) standardOut.write(`${id} ${view.state}\n`);
   const hint =
     view.state === "suspended"
       ? view.suspended?.resumeAt === undefined
         ? `run it on with \`warden resume ${id}\``
         : `it resumes at ${view.suspended.resumeAt} while a process waits for it; \`warden resume ${id}\` runs it on now`
       : `follow it with \`warden watch ${id}\``;
-  process.stderr.write(`warden: the task is ${view.state}\nhint: ${hint}\n`);
+  standardError.write(`warden: the task is ${view.state}\nhint: ${hint}\n`);
   return EXIT.failed;
 }

@@ -5,6 +5,7 @@ import { durationText } from "../lang/index.js";
 import { openTasks } from "./context.js";
 import { parseMs } from "./parseValues.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerGc(program: Command): void {
   program
@@ -31,16 +32,16 @@ export function registerGc(program: Command): void {
         printJson({ ...outcome, historyCaches: caches, setupCaches: setups });
       else {
         const n = outcome.removed.length;
-        process.stdout.write(
+        standardOut.write(
           `removed ${n} task${n === 1 ? "" : "s"} finished more than ${durationText(olderThan)} ago\n`,
         );
         const c = caches.removed.length;
         if (c > 0) {
-          process.stdout.write(`removed ${c} history cache${c === 1 ? "" : "s"} unused as long\n`);
+          standardOut.write(`removed ${c} history cache${c === 1 ? "" : "s"} unused as long\n`);
         }
         const s = setups.removed.length;
         if (s > 0) {
-          process.stdout.write(`removed ${s} setup snapshot${s === 1 ? "" : "s"} unused as long\n`);
+          standardOut.write(`removed ${s} setup snapshot${s === 1 ? "" : "s"} unused as long\n`);
         }
       }
     });

@@ -4,6 +4,7 @@
 // this process's stdin sent to the command in frames.
 import { FRAME, INSIDE_LIMITS } from "../protocol/index.js";
 import type { FrameSocket, SessionOutput } from "../host/index.js";
+import { standardError, standardOut } from "./standardStreams.js";
 
 /** The session's output, written here with backpressure on the session's connection. */
 export function localOutput(link: FrameSocket): SessionOutput {
@@ -13,7 +14,7 @@ export function localOutput(link: FrameSocket): SessionOutput {
       stream.once("drain", () => link.socket.resume());
     }
   };
-  return { stdout: write(process.stdout), stderr: write(process.stderr) };
+  return { stdout: write(standardOut.stream()), stderr: write(standardError.stream()) };
 }
 
 /** Sends what this process reads on stdin to the session, then its end. */

@@ -27,4 +27,6 @@ export const CLI_LIMITS = {
    * is parsed; a config file is far smaller, and a larger one is left to the full reader.
    */
   storeLookBytes: 64 * 1024,
+  /** The width `--help` wraps at when it goes to a pipe or a file, commander's own choice. */
+  helpColumns: 80,
 } as const;

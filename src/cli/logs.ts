@@ -12,6 +12,7 @@ import { parseCount } from "./parseValues.js";
 import { withStore } from "./context.js";
 import { printJson } from "./taskView.js";
 import { LocalOnlyVerbError, NothingToShowError, UsageError } from "./cliErrors.js";
+import { standardOut } from "./standardStreams.js";
 
 /** One line printed: a transcript line holding a long tool output fits, a flood does not. */
 const MAX_LINE_BYTES = 1024 * 1024;
@@ -156,7 +157,7 @@ async function printLines(
 function lineSink(flags: LogFlags, tail: number | undefined) {
   return new TailedLines<{ text: string; cut: boolean }>(tail, ({ text, cut }) => {
     if (flags.json === true) printJson({ line: text, ...(cut ? { cut } : {}) });
-    else process.stdout.write(text + "\n");
+    else standardOut.write(text + "\n");
   });
 }
 

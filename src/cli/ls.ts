@@ -12,6 +12,7 @@ import { parsePositive } from "./parseValues.js";
 import { shownIds } from "./shownIds.js";
 import { elapsedMs, tableLines, tableWidth, totalsLine } from "./taskTable.js";
 import { printJson, taskView } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** `expired` is derived (created or interrupted, past the deadline), so it is chosen apart. */
 const LS_STATES = [...TASK_STATES, "expired"] as const;
@@ -134,7 +135,7 @@ async function listTasks(
 ): Promise<void> {
   // A damaged task is named on stderr and left out; the rest are listed as always.
   const onDamaged = (id: string, error: Error): void => {
-    process.stderr.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
+    standardError.write(`warden: task ${id} is left out: ${cleanLine(error.message)}\n`);
   };
   const now = Date.now();
   let list = (await tasks.list({ onDamaged })).reverse();
@@ -160,11 +161,11 @@ async function listTasks(
     return;
   }
   if (flags.quiet === true) {
-    for (const task of shownTasks) process.stdout.write(task.id + "\n");
+    for (const task of shownTasks) standardOut.write(task.id + "\n");
     return;
   }
   if (shownTasks.length === 0) {
-    process.stdout.write("no tasks\n");
+    standardOut.write("no tasks\n");
     return;
   }
   // Each task by its shortest unique prefix: ids made within a second share 8 characters.
@@ -172,10 +173,10 @@ async function listTasks(
     tasks,
     shownTasks.map((t) => t.id),
   );
-  const width = tableWidth(process.env, process.stdout);
+  const width = tableWidth(process.env, standardOut);
   const waiting = new Set((await pendingApprovals(tasks, shownTasks)).keys());
-  const colour = colourWanted(process.stdout, process.env);
+  const colour = colourWanted(standardOut, process.env);
   const lines = tableLines(shownTasks, shown, now, width, { waiting, colour, spent });
   lines.push(totalsLine(shownTasks, list.length, waiting.size, spent));
-  process.stdout.write(lines.join("\n") + "\n");
+  standardOut.write(lines.join("\n") + "\n");
 }

@@ -5,6 +5,7 @@
 import { errorMessage } from "../lang/index.js";
 import { cleanLine, WardenError } from "../protocol/index.js";
 import { jsonText } from "./jsonText.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** The hint for an error that brings none: this is a bug of warden's, not the user's. */
 const BUG_HINT = "this looks like a bug in warden; please report it with the command you ran";
@@ -26,6 +27,6 @@ export function errorView(error: unknown): ErrorView {
 
 export function printError(error: unknown, json: boolean): void {
   const view = errorView(error);
-  if (json) process.stdout.write(jsonText(view) + "\n");
-  else process.stderr.write(`warden: ${view.error}\nhint: ${view.hint}\n`);
+  if (json) standardOut.write(jsonText(view) + "\n");
+  else standardError.write(`warden: ${view.error}\nhint: ${view.hint}\n`);
 }

@@ -1,12 +1,15 @@
 // The `warden` program. Each verb lives in a file of its own beside this one; this file puts
-// them together and turns every error into `warden: <what>` / `hint: <what to do>` (with --json,
+// those of a program (the whole one, verbs.ts, or the quick one, quickVerbs.ts) together and turns every error into `warden: <what>` / `hint: <what to do>` (with --json,
 // one JSON object with the error's code) and an exit code (exitCodes.ts).
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
 import { UsageError } from "../protocol/index.js";
+import { colourWanted } from "./colour.js";
 import { EXIT, exitForError } from "./exitCodes.js";
+import { CLI_LIMITS } from "./limits.js";
 import { printError } from "./printError.js";
-import { loadVerbs, type RegisterVerbs } from "./verbs.js";
+import { standardError, standardOut } from "./standardStreams.js";
+import { loadVerbs, type RegisterVerbs, type VerbFile } from "./verbFile.js";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../../package.json") as { version: string };
@@ -44,7 +47,7 @@ function usageOutput(command: Command): (text: string, write: (text: string) => 
   };
 }
 
-/** The program with the verbs of `verbs` (verbs.ts loads only those a command line needs). */
+/** The program with the verbs of `verbs` (verbFile.ts loads only those a command line needs). */
 function buildProgram(verbs: readonly RegisterVerbs[]): Command {
   const program = new Command("warden")
     .description(
@@ -67,7 +70,20 @@ function buildProgram(verbs: readonly RegisterVerbs[]): Command {
         "or bad reference, 3 a bound tripped (deadline, budget, turns, time limit) or a wait\n" +
         "timed out.\n",
     );
-  program.configureOutput({ outputError: usageOutput(program) });
+  program.configureOutput({
+    // Help and --version go out as every other word of warden's does (standardStreams.ts).
+    writeOut: (text) => {
+      standardOut.write(text);
+    },
+    writeErr: (text) => {
+      standardError.write(text);
+    },
+    getOutHelpWidth: () => standardOut.columns ?? CLI_LIMITS.helpColumns,
+    getErrHelpWidth: () => standardError.columns ?? CLI_LIMITS.helpColumns,
+    getOutHasColors: () => colourWanted(standardOut, process.env),
+    getErrHasColors: () => colourWanted(standardError, process.env),
+    outputError: usageOutput(program),
+  });
   for (const register of verbs) register(program);
   for (const command of program.commands) {
     command.configureOutput({ outputError: usageOutput(command) });
@@ -75,16 +91,9 @@ function buildProgram(verbs: readonly RegisterVerbs[]): Command {
   return program;
 }
 
-/** Runs the command line of this process. */
-export async function main(): Promise<void> {
-  // A reader that stops early (`warden ls | head`) is not an error of warden's.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
-      throw error;
-    });
-  }
-  const program = buildProgram(await loadVerbs(process.argv.slice(2)));
+/** Runs the command line of this process with the verb files `files`. */
+export async function runProgram(files: readonly VerbFile[]): Promise<void> {
+  const program = buildProgram(await loadVerbs(process.argv.slice(2), files));
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

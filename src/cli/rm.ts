@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerRm(program: Command): void {
   program
@@ -18,7 +19,7 @@ export function registerRm(program: Command): void {
         for (const ref of refs)
           removed.push(...(await tasks.remove(ref, { recursive: flags.recursive === true })));
         if (flags.json === true) printJson({ removed });
-        else for (const id of removed) process.stdout.write(`removed ${id}\n`);
+        else for (const id of removed) standardOut.write(`removed ${id}\n`);
       },
     );
 }

@@ -16,6 +16,7 @@ import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 interface RunFlags extends TaskFlags, RunHow {
   require?: string[];
@@ -126,7 +127,7 @@ export async function runCreated(
       // Refused before it ran (a variable not set, a sandbox that cannot run here): the task
       // exists, and `warden start` runs it once the cause is fixed.
       if (flags.json === true) printJson(detailsView(await tasks.get(id)));
-      else process.stdout.write(`${id} created, not run\n`);
+      else standardOut.write(`${id} created, not run\n`);
       throw error;
     }
     return;
@@ -135,20 +136,20 @@ export async function runCreated(
   const detached = await detach(tasks, id);
   const view = detailsView(await tasks.get(id));
   if (flags.json === true) printJson({ ...view, detached: true, log: detached.log });
-  else process.stdout.write(id + "\n");
+  else standardOut.write(id + "\n");
   // The hint goes to stderr, so `id=$(warden run --detach ...)` still captures the id alone.
   if (detached.failed === undefined && flags.json !== true) {
     const short = await tasks.shortId(id);
     if (view.state === "queued") {
-      process.stderr.write(
+      standardError.write(
         "queued: it runs when a background task ends (maxRunning, see `warden config`)\n",
       );
     }
-    process.stderr.write(`hint: follow it with \`warden watch ${short}\`\n`);
+    standardError.write(`hint: follow it with \`warden watch ${short}\`\n`);
   }
   if (detached.failed !== undefined) {
-    process.stderr.write(detached.failed.log.trimEnd() + "\n");
-    process.stderr.write(
+    standardError.write(detached.failed.log.trimEnd() + "\n");
+    standardError.write(
       `warden: the background run of ${id} ended before it started the task\n` +
         `hint: fix what it says above, then run it with \`warden start ${id}\`\n`,
     );

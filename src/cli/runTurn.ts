@@ -7,6 +7,7 @@ import { makeReporter } from "../host/index.js";
 import { AlreadyQueuedError, awaitTurn, TaskNotFoundError, type Tasks } from "../store/index.js";
 import { EXIT, type ExitCode } from "./exitCodes.js";
 import { runForeground, type ForegroundOptions } from "./foreground.js";
+import { standardError } from "./standardStreams.js";
 
 /** Whether the task needs no turn any more: it ended, was removed, or its deadline passed. */
 async function needsNoTurn(tasks: Tasks, id: string): Promise<boolean> {
@@ -28,7 +29,7 @@ export async function runInTurn(
   const config = await loadConfig();
   const maxRunning = Number(config.entries.find((entry) => entry.key === "maxRunning")?.value);
   const reporter = makeReporter({
-    out: process.stderr,
+    out: standardError.stream(),
     taskId: id,
     shortId: await tasks.shortId(id),
     quiet: options.quiet === true,

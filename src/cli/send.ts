@@ -24,6 +24,7 @@ import {
   SENT_FILE_INPUT,
 } from "./readInput.js";
 import { printJson } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 interface SendFlags {
   messageFile?: string;
@@ -89,10 +90,10 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
           reply === undefined || reply.trim() === ""
             ? "(the agent gave no reply)"
             : cleanText(reply);
-        process.stdout.write(text.endsWith("\n") ? text : text + "\n");
-        if (outcome.message.replyCut === true) process.stdout.write("[reply cut at 4 KiB]\n");
+        standardOut.write(text.endsWith("\n") ? text : text + "\n");
+        if (outcome.message.replyCut === true) standardOut.write("[reply cut at 4 KiB]\n");
         for (const file of handedBack(tasks, id, outcome.message)) {
-          process.stderr.write(`handed back: ${file.path} (${file.bytes} bytes)\n`);
+          standardError.write(`handed back: ${file.path} (${file.bytes} bytes)\n`);
         }
       }
       return EXIT.ok;
@@ -100,14 +101,14 @@ async function awaitReply(tasks: Tasks, id: string, n: number, flags: SendFlags)
     case "ended":
       if (json)
         printJson({ ...replyJson(tasks, id, outcome.message), taskState: outcome.terminal.state });
-      process.stderr.write(
+      standardError.write(
         `warden: task ${id} ${outcome.terminal.state} before it answered message ${n}\n` +
           `hint: see what happened with \`warden show ${await tasks.shortId(id)}\`\n`,
       );
       return EXIT.failed;
     case "timed_out":
       if (json) printJson({ ...replyJson(tasks, id, outcome.message), timedOut: true });
-      process.stderr.write(
+      standardError.write(
         `warden: no reply to message ${n} of task ${id} after ${flags.timeout ?? ""} (it is ${outcome.message.state})\n` +
           `hint: the agent takes messages between its turns; wait longer with --timeout, or follow it with \`warden watch ${await tasks.shortId(id)}\`\n`,
       );
@@ -186,7 +187,7 @@ async function sendMessage(
     open.kind === "local" ? await open.tasks.send(id, body, { files }) : await tasks.send(id, body);
   if (flags.await === true && open.kind === "local") {
     if (flags.json !== true)
-      process.stderr.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
+      standardError.write(`sent message ${message.n} to ${id}; waiting for the reply\n`);
     process.exitCode = await awaitReply(open.tasks, id, message.n, flags);
     return;
   }
@@ -201,6 +202,6 @@ async function sendMessage(
   } else {
     const withFiles =
       sent.length === 0 ? "" : ` with ${sent.length === 1 ? "1 file" : `${sent.length} files`}`;
-    process.stdout.write(`sent message ${message.n} to ${id}${withFiles}\n`);
+    standardOut.write(`sent message ${message.n} to ${id}${withFiles}\n`);
   }
 }

@@ -16,6 +16,7 @@ import {
   startNotifier,
   startWebServer,
 } from "../web/index.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** A webhook is an http(s) URL; anything else is refused before the server starts. */
 function checkWebhook(url: string): void {
@@ -77,7 +78,7 @@ export function registerServe(program: Command): void {
       const webhooks = flags.webhook ?? config.webhook ?? [];
       for (const url of webhooks) checkWebhook(url);
       if (!listen.loopback) {
-        process.stderr.write(
+        standardError.write(
           "warning: the dashboard speaks plain HTTP; anyone on the network path can read the token. Put a TLS proxy in front of it.\n",
         );
       }
@@ -102,7 +103,7 @@ export function registerServe(program: Command): void {
       const resumer = startDueResumer(tasks, {
         runInBackground,
         onProblem: (message) => {
-          process.stderr.write(`warden serve: ${message}\n`);
+          standardError.write(`warden serve: ${message}\n`);
         },
       });
       const notifier =
@@ -112,11 +113,11 @@ export function registerServe(program: Command): void {
               commands,
               webhooks,
               onProblem: (message) => {
-                process.stderr.write(`warden serve: ${message}\n`);
+                standardError.write(`warden serve: ${message}\n`);
               },
             });
       if (flags.json === true) printJson({ url: server.url, port: server.port });
-      else process.stdout.write(`warden serve: open ${server.url}\n`);
+      else standardOut.write(`warden serve: open ${server.url}\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           resolve();

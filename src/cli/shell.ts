@@ -6,6 +6,7 @@ import { FRAME, INSIDE_VERSION } from "../protocol/index.js";
 import { UsageError } from "./cliErrors.js";
 import { openTasks } from "./context.js";
 import { localOutput, sendStdin } from "./insideStreams.js";
+import { standardOut } from "./standardStreams.js";
 
 /** A terminal's size when this process's own does not say: the classic 80 × 24. */
 const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
@@ -31,7 +32,7 @@ export function registerShell(program: Command): void {
     .argument("[command...]", "a command to run instead of the shell, after `--`")
     .action(async (ref: string, argv: string[], _flags: unknown, cmd: Command) => {
       const stdin = process.stdin;
-      const stdout = process.stdout;
+      const stdout = standardOut.stream();
       if (!stdin.isTTY || !stdout.isTTY) {
         throw new UsageError("warden shell needs a terminal on stdin and stdout", {
           hint: "run a command without one with `warden exec ID -- COMMAND`",

@@ -21,8 +21,9 @@ import { settingsLines } from "./settingsText.js";
 import { shownId } from "./shownIds.js";
 import { setupText, setupView } from "./setupView.js";
 import { detailsView, nextSteps, printJson, stateWords, type TaskView } from "./taskView.js";
-import { eventLine } from "./watch.js";
+import { eventLine } from "./eventLine.js";
 import { workspaceLines, workspacesView } from "./workspacesView.js";
+import { standardOut } from "./standardStreams.js";
 
 async function readEvents(tasks: TaskStore, id: string): Promise<TaskEvent[]> {
   const events: TaskEvent[] = [];
@@ -200,27 +201,27 @@ async function showTask(tasks: TaskStore, ref: string, flags: { json?: boolean }
           (details.approvals.pending > 0 ? ` (see \`warden approvals ${short}\`)` : ""),
     ],
   ];
-  const colour = colourWanted(process.stdout, process.env);
+  const colour = colourWanted(standardOut, process.env);
   for (const [name, value] of rows) {
     if (value === undefined) continue;
     // The state is painted after it is cleaned: its escapes are warden's own.
     const text =
       name === "state" ? paintState(cleanLine(value), view.state, colour, waits) : cleanLine(value);
-    process.stdout.write(`${(name + ":").padEnd(12)}${text}\n`);
+    standardOut.write(`${(name + ":").padEnd(12)}${text}\n`);
   }
-  for (const line of waitingLines(pending, short, now)) process.stdout.write(line + "\n");
-  for (const line of workspaceLines(workspaces)) process.stdout.write(line + "\n");
+  for (const line of waitingLines(pending, short, now)) standardOut.write(line + "\n");
+  for (const line of workspaceLines(workspaces)) standardOut.write(line + "\n");
   const settingLines = settings === undefined ? [] : settingsLines(settings);
-  if (settingLines.length > 0) process.stdout.write(["settings:", ...settingLines, ""].join("\n"));
+  if (settingLines.length > 0) standardOut.write(["settings:", ...settingLines, ""].join("\n"));
   if (activity !== undefined && activity.recent.length > 0) {
-    process.stdout.write("recent:\n");
-    for (const event of activity.recent) process.stdout.write(`  ${eventLine(event)}\n`);
+    standardOut.write("recent:\n");
+    for (const event of activity.recent) standardOut.write(`  ${eventLine(event)}\n`);
   }
   if (view.state === "failed") {
     const tail = await failureTail(tasks, details.id, short, { skipTypes: SHOWN_TYPES });
-    for (const line of tail) process.stdout.write(line + "\n");
+    for (const line of tail) standardOut.write(line + "\n");
   }
-  for (const step of nextSteps(view, short)) process.stdout.write(`  ${step}\n`);
+  for (const step of nextSteps(view, short)) standardOut.write(`  ${step}\n`);
 }
 
 /** Why a suspended task is suspended and when it goes on, with the verb that resumes it now. */

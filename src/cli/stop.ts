@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { insideTarget, releaseHold } from "../host/index.js";
 import { openTasks } from "./context.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 export function registerStop(program: Command): void {
   program
@@ -22,7 +23,6 @@ export function registerStop(program: Command): void {
       const target = await insideTarget(tasks, ref, "debug");
       await releaseHold(target);
       if (flags.json === true) printJson({ id: target.id, released: true });
-      else
-        process.stdout.write(`${target.id} released: its runner finishes and sends its results\n`);
+      else standardOut.write(`${target.id} released: its runner finishes and sends its results\n`);
     });
 }

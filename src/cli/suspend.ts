@@ -6,6 +6,7 @@ import { openTasks } from "./context.js";
 import { runForeground } from "./foreground.js";
 import { runCreated } from "./run.js";
 import { printJson } from "./taskView.js";
+import { standardOut } from "./standardStreams.js";
 
 interface SuspendFlags {
   now?: boolean;
@@ -38,7 +39,7 @@ export function registerSuspend(program: Command): void {
       const outcome = await tasks.suspend(ref, { now: flags.now === true });
       const when = suspendWhenOf(await tasks.get(outcome.id), outcome.request.now);
       if (flags.json === true) printJson({ ...outcome, when });
-      else process.stdout.write(suspendLine(outcome, when) + "\n");
+      else standardOut.write(suspendLine(outcome, when) + "\n");
     });
 
   program

@@ -17,6 +17,7 @@ import { collect } from "./context.js";
 import { parseAmount, parseBytes, parseCount, parseSeconds } from "./parseValues.js";
 import { UsageError } from "./cliErrors.js";
 import { commandLineText, PROMPT_INPUT, readRegularFile, readStdinBytes } from "./readInput.js";
+import { standardError } from "./standardStreams.js";
 
 export interface TaskFlags {
   repo: string;
@@ -248,7 +249,7 @@ function refuseFlagsNotTaken(agent: AgentName, flags: TaskFlags): void {
  */
 export async function taskInput(given: TaskFlags, argv: string[]): Promise<CreateTaskInput> {
   const config = await loadConfig({ repo: given.repo });
-  for (const warning of ignoredKeyWarnings(config)) process.stderr.write(warning);
+  for (const warning of ignoredKeyWarnings(config)) standardError.write(warning);
   const agent = (given.agent ??
     (argv.length > 0 ? "command" : (config.values.agent ?? "claude"))) as AgentName;
   if (agent === "command" && argv.length === 0) {

@@ -9,6 +9,7 @@ import {
   type TerminalRecord,
 } from "../store/index.js";
 import { jsonText } from "./jsonText.js";
+import { standardOut } from "./standardStreams.js";
 
 export interface TaskView {
   id: string;
@@ -140,5 +141,5 @@ export function nextSteps(view: TaskView, short: string): string[] {
 
 /** Every --json output goes through here: one line, terminal-active characters escaped. */
 export function printJson(value: unknown): void {
-  process.stdout.write(jsonText(value) + "\n");
+  standardOut.write(jsonText(value) + "\n");
 }

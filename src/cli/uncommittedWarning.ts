@@ -3,6 +3,7 @@
 // agent's own script) expects it to see that edit.
 import { relativeProgram, workingTreeChanges, type WorkingTreeChanges } from "../host/index.js";
 import { cleanLine } from "../protocol/index.js";
+import { standardError } from "./standardStreams.js";
 
 function count(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
@@ -44,5 +45,5 @@ export async function warnUncommitted(
 ): Promise<void> {
   const changes = await workingTreeChanges(dir).catch(() => undefined);
   if (changes === undefined) return;
-  for (const line of uncommittedWarning(changes, base, command)) process.stderr.write(line + "\n");
+  for (const line of uncommittedWarning(changes, base, command)) standardError.write(line + "\n");
 }

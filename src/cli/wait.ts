@@ -8,6 +8,7 @@ import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseMs } from "./parseValues.js";
 import { printError } from "./printError.js";
 import { detailsView, endLine, printJson } from "./taskView.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 interface WaitFlags {
   timeout?: string;
@@ -47,14 +48,14 @@ async function report(
   const view = detailsView(await tasks.get(id));
   if (outcome.kind === "timed_out") {
     if (flags.json === true) printJson({ ...view, timedOut: true });
-    else process.stdout.write(`${id} ${view.state}\n`);
-    process.stderr.write(
+    else standardOut.write(`${id} ${view.state}\n`);
+    standardError.write(
       `warden: task ${id} has not finished after ${durationText(timeoutMs ?? 0)}\nhint: wait longer with --timeout, or follow it with \`warden watch ${id}\`\n`,
     );
     return EXIT.bound;
   }
   if (flags.json === true) printJson(view);
-  else process.stdout.write(endLine(view) + "\n");
+  else standardOut.write(endLine(view) + "\n");
   return exitForState(outcome.terminal.state, outcome.terminal.stoppedBy);
 }
 

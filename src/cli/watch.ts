@@ -1,37 +1,13 @@
 // `warden watch`: a task's events as they happen, until it finishes.
 import type { Command } from "commander";
-import { eventText, OUTPUT_EVENT_TYPE } from "../host/index.js";
-import { timeText } from "../lang/index.js";
-import { cleanLine } from "../protocol/index.js";
-import type { TaskEvent, TaskStore } from "../store/index.js";
+import type { TaskStore } from "../store/index.js";
 import { withStore } from "./context.js";
+import { eventLine } from "./eventLine.js";
 import { exitForState } from "./exitCodes.js";
 import { whenNobodyRuns } from "./nobodyRuns.js";
 import { parseCount } from "./parseValues.js";
 import { printJson } from "./taskView.js";
-
-/**
- * One event as a line of text: the agent's events, approvals and messages in words, any other
- * as `key=value`. Every value is cleaned: progress lines and agent events are sandbox text.
- */
-export function eventLine(event: TaskEvent, now = Date.now()): string {
-  const time = timeText(event.at, now);
-  const { seq: _seq, at: _at, type, ...rest } = event;
-  let text: string;
-  const readable = eventText(type, rest);
-  if (readable !== undefined) text = readable;
-  else {
-    text = Object.entries(rest)
-      .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
-      .join(" ");
-  }
-  // A command's output line is labelled with its stream, as the guest log labels it.
-  const label =
-    type === OUTPUT_EVENT_TYPE && (rest.stream === "stdout" || rest.stream === "stderr")
-      ? rest.stream
-      : type;
-  return `${time} ${cleanLine(label)}: ${cleanLine(text)}`;
-}
+import { standardOut, standardError } from "./standardStreams.js";
 
 /**
  * The sequence number after which the last `tail` events of the task (after `since`) begin:
@@ -103,7 +79,7 @@ async function watchTask(
     : Promise.resolve();
   // A queued task has no events until its turn comes: say why the watch is quiet.
   if (flags.follow && flags.json !== true && (await tasks.get(id)).state === "queued") {
-    process.stderr.write(
+    standardError.write(
       "queued: it starts when a running background task ends (maxRunning in `warden config`)\n",
     );
   }
@@ -114,7 +90,7 @@ async function watchTask(
       signal: stop.signal,
     })) {
       if (flags.json === true) printJson(event);
-      else process.stdout.write(eventLine(event) + "\n");
+      else standardOut.write(eventLine(event) + "\n");
     }
   } finally {
     stop.abort();

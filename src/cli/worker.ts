@@ -14,6 +14,7 @@ import { UsageError } from "./cliErrors.js";
 import { collect, openFleet, openMachineTasks, type GlobalOptions } from "./context.js";
 import { storeAddress } from "./storeAddress.js";
 import { parseCount, parseMs } from "./parseValues.js";
+import { standardOut, standardError } from "./standardStreams.js";
 
 /** The name a worker's connection carries, as the server's monitoring shows it. */
 const WORKER_NAME = "warden worker";
@@ -122,8 +123,8 @@ export function registerWorker(program: Command): void {
       const dir = await openWorkerDir((await openMachineTasks(cmd)).dataDir);
       const fleet = await openFleet(address, WORKER_NAME, { env: {}, leaseTtlMs, heartbeatMs });
       const tell = (news: WorkerNews): void => {
-        if (flags.json === true) process.stdout.write(`${JSON.stringify(news)}\n`);
-        else process.stderr.write(`warden worker: ${newsText(news)}\n`);
+        if (flags.json === true) standardOut.write(`${JSON.stringify(news)}\n`);
+        else standardError.write(`warden worker: ${newsText(news)}\n`);
       };
       const worker = new Worker({
         fleet,
@@ -142,7 +143,7 @@ export function registerWorker(program: Command): void {
       };
       process.on("SIGTERM", stop);
       process.on("SIGINT", stop);
-      process.stderr.write(
+      standardError.write(
         `warden worker: pulling from ${serversText(address.servers)}, capacity ${capacity}` +
           `${
             Object.keys(labels).length === 0
@@ -159,6 +160,6 @@ export function registerWorker(program: Command): void {
         process.off("SIGINT", stop);
         await fleet.close();
       }
-      process.stderr.write("warden worker: stopped\n");
+      standardError.write("warden worker: stopped\n");
     });
 }

@@ -1,8 +1,10 @@
-// How the built `warden` loads its program (src/cli/command.ts): every command line loads the
-// whole program as one CommonJS bundle (dist/cli/program.cjs) with a V8 code cache, the verbs
-// that run a task one written at the end of a task's run, the others one written at the end of
-// `ls` (scripts/warmProgramCache.mjs); the runner loads its bundle (dist/guest/runner.cjs) with
-// its cache the same way. Whether V8 took a cache is read from the WARDEN_TRACE line of the load.
+// How the built `warden` loads its program (src/cli/command.ts): `ls`, `show`, `send` and
+// --version load the quick program (dist/cli/quick.cjs) with a cache written after those three
+// ran; every other command line loads the whole program as one CommonJS bundle
+// (dist/cli/program.cjs) with a V8 code cache, the verbs that run a task one written at the end
+// of a task's run, the others one written at the end of `logs` (scripts/warmProgramCache.mjs);
+// the runner loads its bundle (dist/guest/runner.cjs) with its cache the same way. Whether V8
+// took a cache is read from the WARDEN_TRACE line of the load.
 import { strict as assert } from "node:assert";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -18,7 +20,7 @@ import {
   WRITE_CODE_CACHE_ENV,
   type TracedPhase,
 } from "../../src/lang/index.js";
-import { cleanEnv } from "../e2e/fixtures.js";
+import { cleanEnv, runCli, type CliResult } from "../e2e/fixtures.js";
 import { makeRepo } from "../support/share.js";
 import { skipWhen } from "../support/skipWhen.js";
 
@@ -28,11 +30,12 @@ const CLI = join(ROOT, "dist", "cli", "warden.cjs");
 /** The program from its modules as tsc emits them, unbundled (src/cli/main.ts). */
 const UNBUNDLED = join(ROOT, "dist", "cli", "main.js");
 const PROGRAM = join(ROOT, "dist", "cli", "program.cjs");
+const QUICK = join(ROOT, "dist", "cli", "quick.cjs");
 const RUNNER = join(ROOT, "dist", "guest", "runner.cjs");
 const GUEST = join(ROOT, "dist", "guest", "warden-guest.cjs");
 const TASK_CACHE = join(ROOT, "dist", "cli", "program-task.codecache");
 const NOT_BUILT = skipWhen(
-  existsSync(CLI) && existsSync(PROGRAM) && existsSync(GUEST)
+  existsSync(CLI) && existsSync(PROGRAM) && existsSync(QUICK) && existsSync(GUEST)
     ? false
     : "warden is not built: npm run build",
 );
@@ -67,7 +70,7 @@ async function copyCommand(prefix: string): Promise<{ copy: string; cli: string 
   const copy = await mkdtemp(join(tmpdir(), prefix));
   const cli = join(copy, "dist", "cli");
   await mkdir(cli, { recursive: true });
-  for (const file of ["warden.cjs", "program.cjs"]) {
+  for (const file of ["warden.cjs", "program.cjs", "quick.cjs"]) {
     await cp(join(ROOT, "dist", "cli", file), join(cli, file));
   }
   await cp(join(ROOT, "package.json"), join(copy, "package.json"));
@@ -78,22 +81,41 @@ const loadPhases = (phases: string[]): string[] =>
   phases.filter((name) => name.startsWith("load "));
 
 test(
-  "every command line loads the program's bundle, and V8 takes its code cache",
+  "every command line loads one of the program's bundles, and V8 takes its code cache",
   { skip: NOT_BUILT },
   async () => {
-    const lines = [
-      ...["run", "start", "rerun", "continue", "worker", "show", "send"].map((verb) => [
-        verb,
-        "--help",
-      ]),
-      ["ls"],
+    const whole = [
+      ...["run", "start", "rerun", "continue", "worker", "logs"].map((verb) => [verb, "--help"]),
       ["--help"],
-      ["--version"],
       ["--data-dir", "/nonexistent/data", "run", "--help"],
     ];
-    for (const args of lines) {
-      const { phases } = await traced(CLI, args);
-      assert.deepEqual(loadPhases(phases), [loadPhaseName(PROGRAM, true)], args.join(" "));
+    const quick = [["ls"], ["show", "--help"], ["send", "--help"], ["--version"]];
+    for (const [lines, bundle] of [
+      [whole, PROGRAM],
+      [quick, QUICK],
+    ] as const) {
+      for (const args of lines) {
+        const { phases } = await traced(CLI, args);
+        assert.deepEqual(loadPhases(phases), [loadPhaseName(bundle, true)], args.join(" "));
+      }
+    }
+  },
+);
+
+test(
+  "the quick program reads as the whole program does, and tells a misspelt option the same way",
+  { skip: NOT_BUILT },
+  async () => {
+    const run = (args: string[]): Promise<CliResult> =>
+      runCli(join(tmpdir(), "warden-quick-none"), args);
+    for (const verb of ["ls", "show", "send"]) {
+      // Help of the whole program with its verb (`help ls`) against the quick program's.
+      const quick = await run([verb, "--help"]);
+      const whole = await run(["help", verb]);
+      assert.equal(quick.stdout, whole.stdout, verb);
+      assert.match(quick.stdout, new RegExp(`^Usage: warden ${verb} `), verb);
+      const misspelt = await run([verb, "--bogus"]);
+      assert.match(misspelt.stderr, /^warden: unknown option '--bogus'\nhint: /, verb);
     }
   },
 );
@@ -110,11 +132,16 @@ test(
       const program = join(cli, "program.cjs");
       // Only the task's cache is there: the task verbs take it, the others compile.
       assert.deepEqual(await loaded(["run", "--help"]), [loadPhaseName(program, true)]);
-      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(program, false)]);
+      assert.deepEqual(await loaded(["logs", "--help"]), [loadPhaseName(program, false)]);
       await rm(join(cli, "program-task.codecache"));
       await cp(join(ROOT, "dist", "cli", "program.codecache"), join(cli, "program.codecache"));
       assert.deepEqual(await loaded(["start", "--help"]), [loadPhaseName(program, false)]);
-      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(program, true)]);
+      assert.deepEqual(await loaded(["logs", "--help"]), [loadPhaseName(program, true)]);
+      // The quick program has a cache of its own.
+      const quick = join(cli, "quick.cjs");
+      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(quick, false)]);
+      await cp(join(ROOT, "dist", "cli", "quick.codecache"), join(cli, "quick.codecache"));
+      assert.deepEqual(await loaded(["ls"]), [loadPhaseName(quick, true)]);
     } finally {
       await rm(copy, { recursive: true, force: true });
     }
@@ -135,8 +162,9 @@ test(
       await cp(join(ROOT, "dist"), join(copy, "dist"), { recursive: true });
       const taskCache = join(cli, "program-task.codecache");
       const cache = join(cli, "program.codecache");
+      const quickCache = join(cli, "quick.codecache");
       const runnerCache = join(copy, "dist", "guest", "runner.codecache");
-      for (const file of [taskCache, cache, runnerCache]) await rm(file);
+      for (const file of [taskCache, cache, quickCache, runnerCache]) await rm(file);
       await cp(join(ROOT, "package.json"), join(copy, "package.json"));
       await symlink(join(ROOT, "node_modules"), join(copy, "node_modules"));
       // A runner in a sandbox never writes beside its bundle, even when the host is asked to.
@@ -159,16 +187,32 @@ test(
       assert.equal(existsSync(runnerCache), false, "the runner in bwrap wrote its cache");
       const script = pathToFileURL(join(ROOT, "scripts", "warmProgramCache.mjs")).href;
       const { warmProgramCache } = (await import(script)) as {
-        warmProgramCache: (command: string, taskCache: string, cache: string) => Promise<string>;
+        warmProgramCache: (
+          command: string,
+          caches: { task: string; whole: string; quick: string },
+        ) => Promise<string>;
       };
       // Its bounds need a cgroup only root can write, as a rule.
       assert.match(
-        await warmProgramCache(join(cli, "warden.cjs"), taskCache, cache),
+        await warmProgramCache(join(cli, "warden.cjs"), {
+          task: taskCache,
+          whole: cache,
+          quick: quickCache,
+        }),
         /^a task in bwrap( without its memory and process bounds)?$/,
       );
-      // The task's cache holds the code of the whole task, the other that of `ls`.
-      const [taskBytes, lsBytes] = [(await stat(taskCache)).size, (await stat(cache)).size];
-      assert.ok(taskBytes > 1.5 * lsBytes, `${taskBytes} bytes against ${lsBytes}`);
+      // The task's cache holds the code of the whole task, the other that of `logs`.
+      const [taskBytes, logsBytes] = [(await stat(taskCache)).size, (await stat(cache)).size];
+      assert.ok(taskBytes > 1.5 * logsBytes, `${taskBytes} bytes against ${logsBytes}`);
+      // The quick program's holds the code of ls, show and send, more than that of ls alone.
+      const quickBytes = (await stat(quickCache)).size;
+      // A process that took a cache writes all of it again: ls alone writes from none.
+      await rm(quickCache);
+      await execFileAsync(process.execPath, [join(cli, "warden.cjs"), "ls"], {
+        env: cleanEnv({ WARDEN_DATA_DIR: join(copy, "data"), [WRITE_CODE_CACHE_ENV]: "1" }),
+      });
+      const lsBytes = (await stat(quickCache)).size;
+      assert.ok(quickBytes > 1.1 * lsBytes, `${quickBytes} bytes against ${lsBytes}`);
       const { phases } = await traced(join(cli, "warden.cjs"), ["run", "--help"]);
       assert.deepEqual(loadPhases(phases), [loadPhaseName(join(cli, "program.cjs"), true)]);
       // The runner's was written by the runner of a task without a sandbox, and is taken.

@@ -1,6 +1,6 @@
 // What the verbs people run most run as they start. The built program (dist/cli/program.cjs)
 // runs a module on its first use when it is reached only through an import() call, as each verb
-// file is (src/cli/verbs.ts); so what a verb runs is the program's start and the verb's file with
+// file is (src/cli/verbFile.ts); so what a verb runs is the program's start and the verb's file with
 // everything they import, which the metafile of the same program split into chunks at its import()
 // calls shows (built in memory here, with the options scripts/bundleCli.mjs gives). Code a verb
 // does not use (zod's schemas, the sandboxes, the egress proxy) would cost its start the time to
@@ -46,7 +46,7 @@ async function loadedBy(verbFile: string | undefined): Promise<Loaded> {
     assert.ok(found !== undefined, `the bundle has a chunk for ${source}`);
     return found;
   };
-  const pending = [entryOf("src/cli/program.ts")];
+  const pending = [entryOf("src/cli/wholeProgram.ts")];
   if (verbFile !== undefined) pending.push(entryOf(verbFile));
   const seen = new Set<string>();
   const inputs = new Set<string>();
@@ -75,9 +75,17 @@ const ZOD = /(^|\/)node_modules\/zod\//;
 const UNUSED_FOLDERS = /^src\/(sandbox|egress|config|guest)\//;
 /**
  * Node's modules that cost a start milliseconds; the bundle loads them on first use. The first
- * read of `performance` loads node:perf_hooks, which only a trace (WARDEN_TRACE) needs.
+ * read of `performance` loads node:perf_hooks, which only a trace (WARDEN_TRACE) needs; the first
+ * use of process.stdout or process.stderr on a pipe loads node:net, and node:tty loads it too
+ * (src/cli/standardStreams.ts writes without them).
  */
-const HEAVY_BUILTINS = ["node:crypto", "node:child_process", "node:perf_hooks"];
+const HEAVY_BUILTINS = [
+  "node:crypto",
+  "node:child_process",
+  "node:perf_hooks",
+  "node:net",
+  "node:tty",
+];
 
 test("warden ls loads no zod, no sandbox, egress or agent code", async () => {
   const loaded = await loadedBy("src/cli/ls.ts");
@@ -100,7 +108,10 @@ test("warden show and warden send load no zod, no agent adapter, no sandbox, egr
  * Runs the built command with `args` and hands back what it loaded of Node's own modules
  * (process.moduleLoadList) and whether zod ran: the bundle's zod sets a global as it starts.
  */
-async function loadedAtRun(args: string[]): Promise<{ builtins: string[]; zodRan: boolean }> {
+async function loadedAtRun(
+  args: string[],
+  stdout: "pipe" | "/dev/null" = "pipe",
+): Promise<{ builtins: string[]; zodRan: boolean }> {
   const dir = await mkdtemp(join(tmpdir(), "warden-loaded-"));
   try {
     const report = join(dir, "loaded.json");
@@ -111,9 +122,14 @@ async function loadedAtRun(args: string[]): Promise<{ builtins: string[]; zodRan
          JSON.stringify({ modules: process.moduleLoadList,
            zodRan: globalThis.__zod_globalConfig !== undefined })));`,
     );
-    await execFileAsync(process.execPath, ["--require", preload, CLI, ...args], {
-      env: cleanEnv({ WARDEN_DATA_DIR: join(dir, "data") }),
-    }).catch(() => undefined);
+    const argv = ["--require", preload, CLI, ...args];
+    const env = cleanEnv({ WARDEN_DATA_DIR: join(dir, "data") });
+    // Its status is not the point. A shell sends its stdout to /dev/null where the case says.
+    const ran =
+      stdout === "pipe"
+        ? execFileAsync(process.execPath, argv, { env })
+        : execFileAsync("sh", ["-c", '"$@" > /dev/null', "sh", process.execPath, ...argv], { env });
+    await ran.catch(() => undefined);
     const loaded = JSON.parse(await readFile(report, "utf8")) as {
       modules: string[];
       zodRan: boolean;
@@ -130,9 +146,10 @@ async function loadedAtRun(args: string[]): Promise<{ builtins: string[]; zodRan
 const NOT_BUILT = skipWhen(existsSync(CLI) ? false : "warden is not built: npm run build");
 
 test(
-  "the built ls, show, send and --version start without node:crypto, node:child_process, node:perf_hooks or zod",
+  "the built ls, show, send and --version, writing to pipes, run without node:crypto, node:child_process, node:perf_hooks, node:net, node:tty or zod",
   { skip: NOT_BUILT },
   async () => {
+    // show and send of a task that is not there write their error on stderr.
     const lines = [["ls"], ["show", "01abc"], ["send", "01abc", "hello"], ["--version"]];
     for (const args of lines) {
       const { builtins, zodRan } = await loadedAtRun(args);
@@ -141,6 +158,12 @@ test(
       assert.deepEqual(heavy, [], args.join(" "));
       assert.equal(zodRan, false, `${args.join(" ")} runs zod`);
     }
+    // Output to /dev/null is told from a terminal without node:tty (help asks for its width).
+    const devNull = await loadedAtRun(["ls", "--help"], "/dev/null");
+    assert.deepEqual(
+      devNull.builtins.filter((name) => HEAVY_BUILTINS.includes(name)),
+      [],
+    );
     // The report can tell: a verb that checks its settings with zod runs it.
     assert.equal((await loadedAtRun(["run", "--help"])).zodRan, true);
   },
@@ -168,4 +191,33 @@ test("a verb of this machine only (exec, rm) loads neither the NATS client nor t
     assert.deepEqual(matching(loaded, NATS), [], verb);
     assert.deepEqual(matching(loaded, /^src\/config\/(configKeys|readConfig)\.ts$/), [], verb);
   }
+});
+
+/** The quick or the whole program (scripts/bundleCli.mjs), built in memory as the build builds it. */
+async function programMeta(which: "quickBuildOptions" | "programBuildOptions"): Promise<Metafile> {
+  const script = pathToFileURL(join(ROOT, "scripts", "bundleCli.mjs")).href;
+  const options = ((await import(script)) as Record<string, BuildOptions>)[which];
+  const result = await build({ ...options, write: false, metafile: true });
+  return result.metafile;
+}
+
+const outputBytes = (meta: Metafile): number =>
+  Object.values(meta.outputs).reduce((sum, output) => sum + output.bytes, 0);
+
+test("the quick program holds ls, show and send, and none of the host's task code, the sandboxes or the fleet's worker", async () => {
+  const [quick, whole] = await Promise.all([
+    programMeta("quickBuildOptions"),
+    programMeta("programBuildOptions"),
+  ]);
+  const inputs = Object.keys(quick.inputs);
+  const files = (pattern: RegExp): string[] => inputs.filter((input) => pattern.test(input));
+  for (const verb of ["ls", "show", "send"]) assert.ok(inputs.includes(`src/cli/${verb}.ts`), verb);
+  assert.ok(files(/^src\/store\//).length > 0, "it holds the store");
+  assert.deepEqual(files(/^src\/cli\/(run|logs|watch|exec|worker|serve)\.ts$/), []);
+  assert.deepEqual(files(/^src\/(sandbox|egress|guest|agents|web)\//), []);
+  assert.deepEqual(files(/^src\/fleet\/(worker\/|submitTask)/), []);
+  assert.deepEqual(files(/^src\/host\/(executeTask|createTask|resolveStart)\.ts$/), []);
+  // What it is for: a start reads and compiles a bundle in proportion to its bytes.
+  const [quickBytes, wholeBytes] = [outputBytes(quick), outputBytes(whole)];
+  assert.ok(quickBytes < 0.7 * wholeBytes, `${quickBytes} bytes against ${wholeBytes}`);
 });

@@ -1,10 +1,15 @@
 // The verbs a command line loads: a command line that names a verb loads that verb's file alone
-// (src/cli/verbs.ts), so each file must register exactly the verbs it is listed for, a verb must
-// read the same alone as beside the others, and anything else must still see the whole program.
+// (src/cli/verbFile.ts), so each file must register exactly the verbs it is listed for, a verb
+// must read the same alone as beside the others, and anything else must still see the whole
+// program. `ls`, `show`, `send` and --version run from the quick program (src/cli/quickVerbs.ts),
+// which must hold exactly the files of the words the command sends to it (src/cli/firstWord.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Command } from "commander";
-import { VERB_FILES, verbFilesFor } from "../../src/cli/verbs.js";
+import { programKind, QUICK_VERBS } from "../../src/cli/firstWord.js";
+import { QUICK_VERB_FILES } from "../../src/cli/quickVerbs.js";
+import { verbFilesFor, type VerbFile } from "../../src/cli/verbFile.js";
+import { VERB_FILES } from "../../src/cli/verbs.js";
 import { describeCli } from "../support/cliSuite.js";
 import { runCli } from "../e2e/fixtures.js";
 
@@ -37,14 +42,16 @@ test("each verb file registers the verbs it is listed to run, and only completio
   }
 });
 
+const filesFor = (args: string[]): readonly VerbFile[] => verbFilesFor(args, VERB_FILES);
+
 test("a command line that names a verb loads its file alone, after --data-dir too", () => {
   const ls = VERB_FILES.find((file) => file.runs.includes("ls"));
   const approve = VERB_FILES.find((file) => file.runs.includes("approvals"));
-  assert.deepEqual(verbFilesFor(["ls"]), [ls]);
-  assert.deepEqual(verbFilesFor(["--data-dir", "/d", "ls", "--json"]), [ls]);
-  assert.deepEqual(verbFilesFor(["--data-dir=/d", "ls"]), [ls]);
-  assert.deepEqual(verbFilesFor(["approvals"]), [approve]);
-  assert.deepEqual(verbFilesFor(["--version"]), []);
+  assert.deepEqual(filesFor(["ls"]), [ls]);
+  assert.deepEqual(filesFor(["--data-dir", "/d", "ls", "--json"]), [ls]);
+  assert.deepEqual(filesFor(["--data-dir=/d", "ls"]), [ls]);
+  assert.deepEqual(filesFor(["approvals"]), [approve]);
+  assert.deepEqual(filesFor(["--version"]), []);
 });
 
 test("help, completion, a misspelt verb or an unknown option load every verb file", () => {
@@ -58,8 +65,39 @@ test("help, completion, a misspelt verb or an unknown option load every verb fil
     ["--json", "ls"],
     ["--data-dir"],
   ]) {
-    assert.equal(verbFilesFor(args), VERB_FILES, args.join(" "));
+    assert.equal(filesFor(args), VERB_FILES, args.join(" "));
   }
+});
+
+test("the quick program holds the files of the quick verbs, the very ones of the whole program", () => {
+  assert.deepEqual(
+    QUICK_VERB_FILES.flatMap((file) => file.runs),
+    QUICK_VERBS,
+  );
+  for (const file of QUICK_VERB_FILES) assert.ok(VERB_FILES.includes(file), file.runs.join(" "));
+});
+
+test("ls, show, send and --version run the quick program, the task verbs the task's cache", () => {
+  const kinds = (lines: string[][]): string[] => lines.map((args) => programKind(args));
+  assert.deepEqual(
+    kinds([
+      ["ls"],
+      ["--data-dir", "/d", "show", "x"],
+      ["--store=local", "send"],
+      ["-V"],
+      ["--version"],
+    ]),
+    ["quick", "quick", "quick", "quick", "quick"],
+  );
+  assert.deepEqual(
+    kinds([["run"], ["--data-dir=/d", "start"], ["rerun"], ["continue"], ["worker"]]),
+    ["task", "task", "task", "task", "task"],
+  );
+  // Help, a misspelt verb or an option before the verb need every verb: the whole program.
+  assert.deepEqual(
+    kinds([[], ["--help"], ["logs"], ["sohw"], ["--json", "ls"], ["help", "ls"], ["completion"]]),
+    ["whole", "whole", "whole", "whole", "whole", "whole", "whole"],
+  );
 });
 
 describeCli("the built warden loads one verb", (ws) => {
