@@ -4,8 +4,9 @@
 // that a blocking write(2) of the same bytes does without. A verb that needs a stream itself (to
 // pipe a session's output into it, or to read a terminal's size) takes it with stream(); from then
 // on every write goes through that stream, so the bytes stay in the order they were written.
-// Every part of the command writes through these two, never through process.stdout or
-// process.stderr (the lint config holds src/cli to it).
+// Node writes to a pipe, a file or a terminal synchronously on Linux too, so a write that waits
+// here for a slow reader would have waited there. Every part of the command writes through these
+// two, never through process.stdout or process.stderr (the lint config holds src/cli to it).
 import { fstatSync, statSync, writeSync, type Stats } from "node:fs";
 import { isatty } from "node:tty";
 import { EXIT } from "./exitCodes.js";
