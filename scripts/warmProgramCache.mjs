@@ -7,7 +7,9 @@
 // program-task.codecache is written as that process exits; then `logs` of that task writes
 // program.codecache, for the program's other verbs (a cache of the whole task's code took a
 // start about 8 ms more to read), and one process that runs `ls`, `show` of that task and `send`
-// to a task it creates (scripts/runInOneProcess.mjs) writes quick.codecache. The runner's cache (dist/guest/runner.codecache, written
+// to a task it creates (scripts/runInOneProcess.mjs) writes quick.codecache. A `command` agent
+// takes no messages, so that `send` is refused once it has read the task: the cache holds the
+// code of its reading and its checks, and the store's write compiles as a `send` first runs it. The runner's cache (dist/guest/runner.codecache, written
 // at the end of `warden-guest --help` by scripts/bundleGuest.mjs) is written again at the end
 // of a first task run without a sandbox, the one place the host lets a runner write beside its
 // bundle (src/host/executeTask.ts); about 15-30 ms of each task. The task whose run writes the
@@ -106,12 +108,12 @@ export async function warmProgramCache(command, caches) {
       await rm(taskCache, { force: true });
       ranWell(process.execPath, [command, "run", "--help"], { env: writing });
     }
-    // The task the run made, if one could run, and one that takes messages, for `send`.
+    // The task the run made, if one could run, and one made for `send`.
     const [ran] = (outputOf(process.execPath, [command, "ls", "-q"], { env }) ?? "").split("\n");
     const created = made
       ? outputOf(
           process.execPath,
-          [command, "create", "-q", "--agent", "command", "--prompt", "warm", "--", "true"],
+          [command, "create", "--agent", "command", "--prompt", "warm", "--", "true"],
           { cwd: repo, env },
         )?.trim()
       : undefined;
