@@ -2,7 +2,15 @@
 // plant a symbolic link where warden keeps one: results → /etc, events.jsonl → /etc/passwd.
 // warden never follows such a link, to write, to read or to remove: files are opened with
 // O_NOFOLLOW, and a directory warden works inside is checked with lstat first. Linux only.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+} from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { damaged, PlantedLinkError, plantedLink, StoreCorruptError } from "./errors.js";
 
@@ -38,20 +46,28 @@ export async function openNoFollow(
   }
 }
 
-/** A whole file as UTF-8, never read through a link. A missing file throws ENOENT as usual. */
-export async function readTextNoFollow(path: string): Promise<string> {
-  const handle = await openNoFollow(path, constants.O_RDONLY);
-  try {
-    return await handle.readFile("utf8");
-  } finally {
-    await handle.close();
-  }
+/**
+ * A whole record of the store's as UTF-8, never read through a link. A missing file throws ENOENT
+ * as usual. The records are small (the store's limits bound them), and a read with blocking calls
+ * takes a fraction of the four trips to Node's thread pool that an open, a stat, a read and a
+ * close take there (two reads of a task's details: 2.5 ms so, 0.5 ms this way), so it reads
+ * synchronously behind the promise its callers await.
+ */
+export function readTextNoFollow(path: string): Promise<string> {
+  // What the executor throws rejects the promise.
+  return new Promise((resolve) => {
+    resolve(readTextNoFollowSync(path));
+  });
 }
 
-/** readTextNoFollow without yielding to the event loop. */
+/**
+ * readTextNoFollow without a promise. The open does not wait (O_NONBLOCK), so a named pipe or a
+ * device planted where a record belongs is refused rather than read from until a writer comes.
+ */
 export function readTextNoFollowSync(path: string): string {
-  const fd = openNoFollowSync(path, constants.O_RDONLY);
+  const fd = openNoFollowSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!fstatSync(fd).isFile()) throw new StoreCorruptError(damaged(path, "not a regular file"));
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);
