@@ -1,8 +1,9 @@
 // An esbuild plugin for the `warden` bundle: a few of Node's own modules cost milliseconds to
 // load (node:crypto loads every cipher and the web crypto API; node:child_process loads net,
-// dgram and the streams; node:tty loads net), though most commands never call them. Bundled code that imports one of
-// them gets a stand-in instead, whose functions load the real module on their first call. A
-// command that never calls them never loads them; one that does gets the very same functions.
+// dgram and the streams; node:tty loads net), though most commands never call them. Bundled
+// code that imports one of them gets a stand-in instead, whose functions load the real module
+// on their first call. A command that never calls them never loads them; one that does gets the
+// very same functions.
 
 /**
  * Each stand-in: the module, the functions it offers (an import of any other name fails the

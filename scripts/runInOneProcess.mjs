@@ -12,11 +12,12 @@ const [bundle, cache, ...rest] = process.argv.slice(2);
 if (bundle === undefined || cache === undefined || rest[0] !== "--") {
   throw new Error("usage: runInOneProcess.mjs BUNDLE CACHE -- ARGS... [-- ARGS...]");
 }
-const lines = rest
-  .slice(1)
-  .join("\0")
-  .split("\0--\0")
-  .map((line) => line.split("\0").filter((word) => word !== ""));
+// Each `--` starts a command line.
+const lines = [];
+for (const word of rest) {
+  if (word === "--") lines.push([]);
+  else lines.at(-1).push(word);
+}
 const program = runCachedBundle(resolve(bundle), undefined, resolve(cache));
 for (const args of lines) {
   process.argv = [process.execPath, bundle, ...args];

@@ -9,7 +9,8 @@
 // start about 8 ms more to read), and one process that runs `ls`, `show` of that task and `send`
 // to a task it creates (scripts/runInOneProcess.mjs) writes quick.codecache. A `command` agent
 // takes no messages, so that `send` is refused once it has read the task: the cache holds the
-// code of its reading and its checks, and the store's write compiles as a `send` first runs it. The runner's cache (dist/guest/runner.codecache, written
+// code of its reading and its checks, and the store's write compiles as a `send` first runs it.
+// The runner's cache (dist/guest/runner.codecache, written
 // at the end of `warden-guest --help` by scripts/bundleGuest.mjs) is written again at the end
 // of a first task run without a sandbox, the one place the host lets a runner write beside its
 // bundle (src/host/executeTask.ts); about 15-30 ms of each task. The task whose run writes the

@@ -1,6 +1,7 @@
 // The `warden` program. Each verb lives in a file of its own beside this one; this file puts
-// those of a program (the whole one, verbs.ts, or the quick one, quickVerbs.ts) together and turns every error into `warden: <what>` / `hint: <what to do>` (with --json,
-// one JSON object with the error's code) and an exit code (exitCodes.ts).
+// those of a program (the whole one, verbs.ts, or the quick one, quickVerbs.ts) together and
+// turns every error into `warden: <what>` / `hint: <what to do>` (with --json, one JSON object
+// with the error's code) and an exit code (exitCodes.ts).
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
 import { UsageError } from "../protocol/index.js";

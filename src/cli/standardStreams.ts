@@ -13,7 +13,7 @@ import { EXIT } from "./exitCodes.js";
 
 /** One of the process's two output descriptors. */
 export class StandardStream {
-  /** The stream every write goes through once a verb has asked for it or a direct write could not. */
+  /** The stream every write goes through once a verb asked for it or a direct write could not. */
   #stream: NodeJS.WriteStream | undefined;
   #terminal: boolean | undefined;
 
@@ -35,8 +35,7 @@ export class StandardStream {
         written += writeSync(this.fd, bytes, written);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        // A reader that stops early (`warden ls | head`) is not an error of warden's.
-        if (code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+        endIfReaderGone(code);
         // Another process left the descriptor non-blocking and its pipe is full: Node's stream
         // queues what is left and writes it as the reader takes it.
         if (code === "EAGAIN") {
@@ -67,13 +66,18 @@ export class StandardStream {
     if (this.#stream === undefined) {
       const stream = this.open();
       stream.on("error", (error: NodeJS.ErrnoException) => {
-        if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+        endIfReaderGone(error.code);
         throw error;
       });
       this.#stream = stream;
     }
     return this.#stream;
   }
+}
+
+/** A reader that stops early (`warden ls | head`) is not an error of warden's: the command ends. */
+function endIfReaderGone(code: string | undefined): void {
+  if (code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
 }
 
 function mayBeTerminal(fd: number): boolean {

@@ -1,8 +1,8 @@
 // What the verbs people run most run as they start. The built program (dist/cli/program.cjs)
 // runs a module on its first use when it is reached only through an import() call, as each verb
-// file is (src/cli/verbFile.ts); so what a verb runs is the program's start and the verb's file with
-// everything they import, which the metafile of the same program split into chunks at its import()
-// calls shows (built in memory here, with the options scripts/bundleCli.mjs gives). Code a verb
+// file is (src/cli/verbFile.ts); so what a verb runs is the program's start and the verb's file
+// with everything they import, which the metafile of the same program split into chunks at its
+// import() calls shows (built in memory here, with the options scripts/bundleCli.mjs gives). Code a verb
 // does not use (zod's schemas, the sandboxes, the egress proxy) would cost its start the time to
 // run it. Node's own modules that a command loads are read from the built command as it runs.
 import { strict as assert } from "node:assert";
@@ -22,15 +22,18 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = join(ROOT, "dist", "cli", "warden.cjs");
 const execFileAsync = promisify(execFile);
 
-/** The split program's metafile, built with the options scripts/bundleCli.mjs gives. */
-async function bundleMeta(): Promise<Metafile> {
+/** The metafile of one of the builds scripts/bundleCli.mjs gives options for, built in memory. */
+async function buildMeta(
+  which: "verbGraphOptions" | "quickBuildOptions" | "programBuildOptions",
+): Promise<Metafile> {
   const script = pathToFileURL(join(ROOT, "scripts", "bundleCli.mjs")).href;
-  const { verbGraphOptions } = (await import(script)) as { verbGraphOptions: BuildOptions };
-  const result = await build({ ...verbGraphOptions, write: false, metafile: true });
+  const options = ((await import(script)) as Record<string, BuildOptions>)[which];
+  const result = await build({ ...options, write: false, metafile: true });
   return result.metafile;
 }
 
-const meta = bundleMeta();
+/** The whole program split at its import() calls. */
+const meta = buildMeta("verbGraphOptions");
 
 /** What a command line loads before its verb runs: its files, and Node's modules it imports. */
 interface Loaded {
@@ -193,21 +196,13 @@ test("a verb of this machine only (exec, rm) loads neither the NATS client nor t
   }
 });
 
-/** The quick or the whole program (scripts/bundleCli.mjs), built in memory as the build builds it. */
-async function programMeta(which: "quickBuildOptions" | "programBuildOptions"): Promise<Metafile> {
-  const script = pathToFileURL(join(ROOT, "scripts", "bundleCli.mjs")).href;
-  const options = ((await import(script)) as Record<string, BuildOptions>)[which];
-  const result = await build({ ...options, write: false, metafile: true });
-  return result.metafile;
-}
-
 const outputBytes = (meta: Metafile): number =>
   Object.values(meta.outputs).reduce((sum, output) => sum + output.bytes, 0);
 
 test("the quick program holds ls, show and send, and none of the host's task code, the sandboxes or the fleet's worker", async () => {
   const [quick, whole] = await Promise.all([
-    programMeta("quickBuildOptions"),
-    programMeta("programBuildOptions"),
+    buildMeta("quickBuildOptions"),
+    buildMeta("programBuildOptions"),
   ]);
   const inputs = Object.keys(quick.inputs);
   const files = (pattern: RegExp): string[] => inputs.filter((input) => pattern.test(input));
