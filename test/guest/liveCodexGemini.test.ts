@@ -9,7 +9,7 @@
 // usage across runs, and one transcript for all of them.
 import { strict as assert } from "node:assert";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir, readFile, readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -501,11 +501,15 @@ for (const agent of [CODEX, GEMINI]) {
   );
 }
 
-/** Resolves once `path` exists; polls, since the file is written by a process of the agent. */
-async function fileAppears(path: string, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `path` holds `text`; polls, since the file is written by a process of the agent.
+ * The shell creates the file before `echo` writes into it, so the file's being there is not enough.
+ */
+async function fileHolds(path: string, text: string, timeoutMs: number): Promise<void> {
   const until = performance.now() + timeoutMs;
-  while (!existsSync(path)) {
-    if (performance.now() > until) throw new Error(`${path} did not appear in ${timeoutMs} ms`);
+  while (!(existsSync(path) && readFileSync(path, "utf8") === text)) {
+    if (performance.now() > until)
+      throw new Error(`${path} did not hold ${text} in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -523,7 +527,7 @@ describe("the runner stopped while the real Codex CLI runs a command", { skip: C
         host: { messages: ["never delivered"] },
         // Stopped once the command has written its file and sleeps: mid-command, mid-turn.
         onStart: (child, task) => {
-          fileAppears(join(task.workspace, "partial.txt"), 60_000).then(
+          fileHolds(join(task.workspace, "partial.txt"), "partial\n", 60_000).then(
             () => child.kill("SIGTERM"),
             () => undefined,
           );
