@@ -191,7 +191,9 @@ describe("notifications of warden serve", () => {
         `read line; case "$line" in *hang*) sleep 60;; *) echo "$line" >> '${file}';; esac`,
       ],
       onProblem: (message) => problems.push(message),
-      timing: { ...FAST, attempts: 1, timeoutMs: 300 },
+      // Long enough for a shell to start, read and write on a loaded machine (300 ms was not,
+      // once, in CI), short beside the hang's 60 s.
+      timing: { ...FAST, attempts: 1, timeoutMs: 2000 },
     });
     try {
       const hang = await tasks.create({ prompt: "hang" });
