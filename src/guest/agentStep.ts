@@ -1,12 +1,11 @@
 // Step 4 of the runner, the agent: open the channel to the host, prepare the agent (its home,
 // its task, what its runs share), run it (and, for an agent that takes each further message as a
 // new run, resume it once per message), hand back what its runs wrote, and record how it ended.
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { adapterFor, type AgentTask } from "../agents/index.js";
-import { errorMessage, NO_TRACE } from "../lang/index.js";
+import { errorMessage, NO_TRACE, randomHex } from "../lang/index.js";
 import { CHANNEL_SOCKET, type ResultsFile } from "../protocol/index.js";
 import { RUN_MARKER_VAR } from "./agentEnvironment.js";
 import { AgentOutput } from "./agentOutput.js";
@@ -127,7 +126,7 @@ async function prepareAgent(
     ...boundDirs(input),
     ...(input.share.skills === undefined ? {} : { skills: input.share.skills }),
   };
-  const marker = randomBytes(16).toString("hex");
+  const marker = randomHex(16);
   const runs: Runs = {
     input,
     adapter,

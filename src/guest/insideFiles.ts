@@ -6,7 +6,7 @@
 import { constants, createReadStream } from "node:fs";
 import { lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../lang/index.js";
 import { FRAME, INSIDE_LIMITS, cleanLine } from "../protocol/index.js";
 import { InsidePathError } from "./errors.js";
 import type { FrameLink } from "./frameLink.js";
@@ -82,7 +82,7 @@ export async function getFile(link: FrameLink, workspace: string, path: string):
 
 /** Where a file being put is written before it is renamed into place. */
 function tempName(dir: string): string {
-  return join(dir, `.warden-cp-${randomBytes(6).toString("hex")}`);
+  return join(dir, `.warden-cp-${randomHex(6)}`);
 }
 
 /**

@@ -1,12 +1,11 @@
 // One task, start to end, as DESIGN.md "The runner" orders it: share, metadata server,
 // workspace, agent, git again, archive. A failing step becomes the result's error, the steps
 // that can still run do, and the archive is written with whatever was made.
-import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import type { Writable } from "node:stream";
-import { NO_TRACE, type PhaseTrace } from "../lang/index.js";
+import { NO_TRACE, randomHex, type PhaseTrace } from "../lang/index.js";
 import { agentDirectory } from "./agentDirectory.js";
 import {
   finishBound,
@@ -203,7 +202,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
             egress: egress.env,
             metadataUrl: server.url,
             tmpdir: home,
-            marker: randomBytes(16).toString("hex"),
+            marker: randomHex(16),
             fallbackHome: home,
           }),
           progress,

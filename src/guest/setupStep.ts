@@ -3,12 +3,11 @@
 // the agent of its own) with the variables the host gives it over the channel, and what it
 // changed is sent back as a snapshot for later tasks. Nothing setup started outlives it, and its
 // home and temporary directory are removed, so its variables never reach the agent.
-import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, randomHex } from "../lang/index.js";
 import {
   CHANNEL_SOCKET,
   cleanLine,
@@ -264,7 +263,7 @@ export async function runSetupStep(input: SetupStepInput): Promise<void> {
     const tmpdir = join(input.scratch, "setup-tmp");
     await mkdir(home, { recursive: true, mode: 0o700 });
     await mkdir(tmpdir, { recursive: true, mode: 0o700 });
-    const marker = randomBytes(16).toString("hex");
+    const marker = randomHex(16);
     const env = {
       ...agentEnvironment({
         runner: input.env,

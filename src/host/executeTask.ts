@@ -607,6 +607,7 @@ class TaskRun {
       ],
       env: this.runnerEnv(backend.isolated),
       limits: host.limits ?? {},
+      trace: this.trace,
     });
     // Nothing of the sandbox may outlive the attach; only a failure of warden's own while it
     // ran leaves it running when the attach is released.

@@ -10,6 +10,7 @@ export { definedFields } from "./definedFields.js";
 export { errorMessage } from "./errorMessage.js";
 export { exitCodeOf, exitText } from "./exitStatus.js";
 export { memo } from "./memo.js";
+export { randomHex } from "./randomHex.js";
 export { RecentMap } from "./recentMap.js";
 export { within } from "./within.js";
 export { clockText, durationText, isoTime, localizeLineTime, timeText } from "./timeText.js";

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, NO_TRACE } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { checkPathsExist } from "./checkPaths.js";
 import { findRunnerPid } from "./findRunner.js";
@@ -300,15 +300,19 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         hint: INSTALL_FIX,
       });
     }
+    const trace = request.trace ?? NO_TRACE;
     await checkPathsExist(request);
     const command = this.render(plan);
-    const cgroup = await this.makeCgroup(plan);
+    const cgroup = await trace.around("sandbox: make its cgroup", this.makeCgroup(plan));
     try {
       await grantAccess(plan);
     } catch (error) {
       await cgroup?.remove();
       throw error;
     }
+    // From the spawn until bwrap reports the first process's pid, once it has made the
+    // namespaces and mounts.
+    const endNamespaces = trace.start("sandbox: bwrap makes the namespaces");
     let spawned: SpawnedCommand;
     try {
       spawned = await spawnCommand(command, { detached: false });
@@ -326,6 +330,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       if (f.role === "bytes") spawned.fds.get(f.fd)?.end(f.bytes);
     }
     const initPid = await readChildPid(spawned);
+    endNamespaces();
     if (initPid === null) {
       killQuietly(spawned.pid);
       const text = await stderrUntilExit(spawned, SANDBOX_LIMITS.stderrAfterExitMs);
@@ -339,7 +344,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     }
     if (cgroup !== null) {
       try {
-        await cgroup.add(initPid);
+        await trace.around("sandbox: join its cgroup", cgroup.add(initPid));
       } catch (error) {
         killQuietly(initPid);
         killQuietly(spawned.pid);

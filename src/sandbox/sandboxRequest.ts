@@ -1,5 +1,6 @@
 // What the host asks of a sandbox, whichever backend runs it, and the checks every backend makes.
 import { posix } from "node:path";
+import type { PhaseTrace } from "../lang/index.js";
 import { BadSandboxRequestError } from "./errors.js";
 import { SANDBOX_LIMITS } from "./limits.js";
 import { SANDBOX_PATHS } from "./sandboxPaths.js";
@@ -43,6 +44,8 @@ export interface SandboxRequest {
   /** What the runner gets on top of a clean minimal environment; nothing else of the host's. */
   env: Readonly<Record<string, string>>;
   limits: SandboxLimits;
+  /** Times the steps of the start (WARDEN_TRACE), for a backend whose start has steps to time. */
+  trace?: PhaseTrace;
 }
 
 /** The facts of the host that the checks depend on, so that the checks stay pure. */
