@@ -114,6 +114,7 @@ export async function startCheckpoints(
     progress: input.progress,
     warn,
     stop: input.stop,
+    ...(input.trace === undefined ? {} : { trace: input.trace }),
   });
   // An agent that keeps a session is checkpointed at its end at the latest.
   if (adapter.sessions !== undefined) checkpointer.prepare();

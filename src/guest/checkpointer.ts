@@ -6,7 +6,7 @@
 import { open, rm, stat, type FileHandle } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, within } from "../lang/index.js";
+import { errorMessage, NO_TRACE, within, type PhaseTrace } from "../lang/index.js";
 import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
 import { checkpointWorkspace, openCheckpointRepo, type CheckpointRepo } from "./checkpointGit.js";
 import type { HostChannel } from "./hostChannel.js";
@@ -31,6 +31,8 @@ export interface CheckpointerInput {
   /** Aborts a checkpoint in progress: the runner was told to stop. */
   readonly stop: AbortSignal;
   readonly now?: () => number;
+  /** Times each checkpoint's steps when the task is traced. */
+  readonly trace?: PhaseTrace;
 }
 
 /**
@@ -214,8 +216,13 @@ export class Checkpointer {
     const file = join(scratch, "checkpoint.bundle");
     await rm(file, { force: true });
     const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
+    const trace = this.#input.trace ?? NO_TRACE;
     await this.#repoReady;
-    const workspace = await checkpointWorkspace(repo, { env: gitEnv, signal }, file);
+    const workspace = await trace.around(
+      "checkpoint: the workspace's changes",
+      checkpointWorkspace(repo, { env: gitEnv, signal }, file),
+    );
+    const endSend = trace.start("checkpoint: send its files");
     const bundleBytes =
       workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);
     const session = await this.#input.sessionFile();
@@ -223,15 +230,19 @@ export class Checkpointer {
       session === undefined || !existsSync(session.path)
         ? 0
         : await this.#sendFile("session", session.path, true);
-    const answer = await channel.request({
-      op: "checkpoint.end",
-      head: workspace.head,
-      ...(workspace.tip === undefined ? {} : { tip: workspace.tip }),
-      ...(session === undefined || sessionBytes === 0 ? {} : { sessionId: session.id }),
-      turn: this.#turn,
-      bundleBytes,
-      sessionBytes,
-    });
+    endSend();
+    const answer = await trace.around(
+      "checkpoint: the host keeps it",
+      channel.request({
+        op: "checkpoint.end",
+        head: workspace.head,
+        ...(workspace.tip === undefined ? {} : { tip: workspace.tip }),
+        ...(session === undefined || sessionBytes === 0 ? {} : { sessionId: session.id }),
+        turn: this.#turn,
+        bundleBytes,
+        sessionBytes,
+      }),
+    );
     return answer.seq;
   }
 

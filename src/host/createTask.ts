@@ -1,7 +1,7 @@
 // Making a task: the repository and start commit resolved by the host's own git, every setting
 // checked before anything is written, then one immutable spec in the store.
 import { parseAllowList } from "../egress/index.js";
-import { definedFields, traceFromEnv } from "../lang/index.js";
+import { definedFields, settled, traceFromEnv, unwrap } from "../lang/index.js";
 import type { AgentName, McpServers, Settings } from "../protocol/index.js";
 import { sandboxBackend, type SandboxBackendOptions, type SandboxName } from "../sandbox/index.js";
 import type { DeadlineInput, TaskStore, TaskSummary } from "../store/index.js";
@@ -139,8 +139,11 @@ export async function createTask(
   // The sandbox's check (a trial sandbox) runs while git resolves the start; checkBeforeCreate
   // then takes its outcome from the memo.
   warmSandboxCheck(input.sandbox ?? "bwrap", checks?.sandboxOptions);
+  // git's identity is read while the start is resolved: any directory of the repository reads
+  // the same config. A repository that is not one is the start's to report.
+  const reading = settled(trace.around("git identity", resolveGitIdentity(input.repo, input)));
   const start = await trace.around("resolve the start", resolveStart(input.repo, input.from));
-  const identity = await trace.around("git identity", resolveGitIdentity(start.repo, input));
+  const identity = unwrap(await reading);
   const workspaces =
     input.workspaces === undefined || input.workspaces.length === 0
       ? undefined

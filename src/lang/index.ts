@@ -12,6 +12,7 @@ export { exitCodeOf, exitText } from "./exitStatus.js";
 export { memo } from "./memo.js";
 export { randomHex } from "./randomHex.js";
 export { RecentMap } from "./recentMap.js";
+export { settled, unwrap, type Settled } from "./settled.js";
 export { within } from "./within.js";
 export { clockText, durationText, isoTime, localizeLineTime, timeText } from "./timeText.js";
 export {

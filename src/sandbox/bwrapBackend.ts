@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { errorMessage, NO_TRACE } from "../lang/index.js";
+import { errorMessage, NO_TRACE, settled, unwrap } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { checkPathsExist } from "./checkPaths.js";
 import { findRunnerPid } from "./findRunner.js";
@@ -329,9 +329,14 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
       if (f.role === "data") spawned.fds.get(f.fd)?.end(f.text);
       if (f.role === "bytes") spawned.fds.get(f.fd)?.end(f.bytes);
     }
+    // bwrap's own process joins the cgroup while it makes the namespaces, so the two overlap:
+    // a process it forks after the join (the sandbox's first, as a rule) is inside from birth.
+    const endJoin = trace.start("sandbox: join its cgroup");
+    const joined = cgroup === null ? undefined : settled(cgroup.add(spawned.pid));
     const initPid = await readChildPid(spawned);
     endNamespaces();
     if (initPid === null) {
+      await joined;
       killQuietly(spawned.pid);
       const text = await stderrUntilExit(spawned, SANDBOX_LIMITS.stderrAfterExitMs);
       await cgroup?.remove();
@@ -344,7 +349,11 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     }
     if (cgroup !== null) {
       try {
-        await trace.around("sandbox: join its cgroup", cgroup.add(initPid));
+        if (joined !== undefined) unwrap(await joined);
+        // bwrap may have forked before its join took effect: then the first process joins on
+        // its own. Nothing in the sandbox runs before the go below, in the cgroup either way.
+        if (!(await cgroup.holds(initPid))) await cgroup.add(initPid);
+        endJoin();
       } catch (error) {
         killQuietly(initPid);
         killQuietly(spawned.pid);

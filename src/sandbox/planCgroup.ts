@@ -3,6 +3,9 @@ import type { CgroupHost } from "./cgroupHost.js";
 import { mib } from "./sandboxBounds.js";
 import type { SandboxLimits } from "./sandboxRequest.js";
 
+/** bwrap's own process, which watches the sandbox from outside it and is in its cgroups. */
+export const BWRAP_MONITOR_PROCESSES = 1;
+
 export interface CgroupSetting {
   file: string;
   value: string;
@@ -69,7 +72,9 @@ export function planCgroup(name: string, limits: SandboxLimits, host: CgroupHost
     } else {
       dirFor(site.version, site.parent).settings.push({
         file: "pids.max",
-        value: String(limits.processes),
+        // bwrap's own process outside the sandbox joins the cgroup too (bwrapBackend.ts): the
+        // bound counts the sandbox's processes alone, as its name says.
+        value: String(limits.processes + BWRAP_MONITOR_PROCESSES),
         optional: false,
       });
     }

@@ -79,6 +79,12 @@ export class SandboxCgroup {
     for (const dir of this.dirs) await writeFile(join(dir.path, "cgroup.procs"), String(pid));
   }
 
+  /** Whether the process is in every one of the sandbox's cgroups. */
+  async holds(pid: number): Promise<boolean> {
+    for (const dir of this.dirs) if (!(await procsOf(dir)).includes(pid)) return false;
+    return true;
+  }
+
   /** SIGKILLs every process in the sandbox's cgroups, whatever namespace it is in. */
   async killAll(): Promise<void> {
     for (const dir of this.dirs) {

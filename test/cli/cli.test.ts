@@ -1,7 +1,7 @@
 // The `warden` command as a script sees it: exit codes, --json shapes, `warden:` / `hint:` on
 // errors, ids by unique prefix. Run as a child process: `node dist/cli/warden.cjs`.
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
@@ -163,6 +163,15 @@ describeCli("the warden command", (ws) => {
       ]),
       2,
       /no such directory/,
+    );
+    // git's identity is read while the start is resolved: a directory that is no repository is
+    // refused as such, never by the identity's read.
+    const plain = join(ws.root, "plain");
+    mkdirSync(plain, { recursive: true });
+    assertError(
+      await runCli(ws.dataDir, ["create", "--repo", plain, "--prompt", "x", "--", "true"]),
+      2,
+      /is not a git repository/,
     );
     assertError(
       await runCli(ws.dataDir, [

@@ -10,6 +10,7 @@ import { after, before, describe, test, type TestContext } from "node:test";
 import { Checkpointer } from "../../src/guest/checkpointer.js";
 import { gitEnvironment } from "../../src/guest/gitSteps.js";
 import { HostChannel } from "../../src/guest/hostChannel.js";
+import { phaseTrace, type PhaseTrace, type TracedPhase } from "../../src/lang/index.js";
 import { makeRepo } from "../support/share.js";
 import { startFakeHost, type FakeHost } from "./fakeHost.js";
 
@@ -28,6 +29,7 @@ describe("the checkpoint as the agent ends", () => {
     name: string,
     keepsSession: boolean,
     now?: () => number,
+    trace?: PhaseTrace,
   ): Promise<{ checkpointer: Checkpointer; host: FakeHost; session: string; workspace: string }> {
     const dir = join(root, name);
     const { repo: workspace, head: base } = await makeRepo(join(dir, "workspace"));
@@ -57,6 +59,7 @@ describe("the checkpoint as the agent ends", () => {
       },
       stop: new AbortController().signal,
       ...(now === undefined ? {} : { now }),
+      ...(trace === undefined ? {} : { trace }),
     });
     return { checkpointer, host, session, workspace };
   }
@@ -154,6 +157,23 @@ describe("the checkpoint as the agent ends", () => {
     assert.equal(host.checkpoints.length, 0);
     await checkpointer.final();
     assert.equal(host.checkpoints.length, 1, "the end's checkpoint uses it");
+  });
+
+  test("a traced checkpoint times its workspace's changes, the send and the host's keeping", async (t) => {
+    const phases: TracedPhase[] = [];
+    const trace = phaseTrace("guest", (phase) => phases.push(phase));
+    const { checkpointer, host } = await setUp(t, "traced", true, undefined, trace);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1);
+    assert.deepEqual(
+      phases.map((phase) => phase.name),
+      [
+        "checkpoint: the workspace's changes",
+        "checkpoint: send its files",
+        "checkpoint: the host keeps it",
+      ],
+    );
+    for (const phase of phases) assert.ok(phase.end >= phase.start, phase.name);
   });
 
   test("an agent that keeps no session gets no checkpoint at its end", async (t) => {

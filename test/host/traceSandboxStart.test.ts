@@ -1,6 +1,6 @@
 // A traced task (WARDEN_TRACE) times the steps of its sandbox's start, so that a trace says
 // where that start's time goes: bwrap making the namespaces, and, for a task with bounds, the
-// cgroup made before and joined after.
+// cgroup made before bwrap runs and joined while bwrap makes the namespaces.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -66,6 +66,10 @@ test(
     const joined = only(phases, "sandbox: join its cgroup");
     assert.ok(within(made, start) && within(joined, start), "both lie within the start");
     assert.ok(made.end <= namespaces.start, "the cgroup is made before bwrap runs");
-    assert.ok(joined.start >= namespaces.end, "and joined once bwrap has said the pid");
+    assert.ok(joined.start >= namespaces.start, "and joined once bwrap runs");
+    assert.ok(
+      joined.end >= namespaces.end,
+      "until its first process is in, after bwrap said its pid",
+    );
   },
 );

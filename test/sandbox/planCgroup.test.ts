@@ -6,7 +6,7 @@ import {
   parseProcCgroup,
   type CgroupHost,
 } from "../../src/sandbox/cgroupHost.js";
-import { planCgroup } from "../../src/sandbox/planCgroup.js";
+import { BWRAP_MONITOR_PROCESSES, planCgroup } from "../../src/sandbox/planCgroup.js";
 
 const MiB = 1024 * 1024;
 
@@ -78,7 +78,7 @@ describe("the cgroup plan", () => {
       {
         version: 1,
         path: "/sys/fs/cgroup/pids/warden-t1",
-        settings: [{ file: "pids.max", value: "100", optional: false }],
+        settings: [{ file: "pids.max", value: "101", optional: false }],
       },
     ]);
   });
@@ -91,9 +91,17 @@ describe("the cgroup plan", () => {
       [
         ["memory.max", String(64 * MiB)],
         ["memory.swap.max", "0"],
-        ["pids.max", "50"],
+        ["pids.max", "51"],
       ],
     );
+  });
+
+  test("the process bound leaves room for bwrap's own process, which is in the cgroup too", () => {
+    const plan = planCgroup("t1", { processes: 7 }, v2);
+    assert.deepEqual(plan.dirs[0]?.settings, [
+      { file: "pids.max", value: String(7 + BWRAP_MONITOR_PROCESSES), optional: false },
+    ]);
+    assert.equal(BWRAP_MONITOR_PROCESSES, 1);
   });
 
   test("a bound the host cannot apply is named with the reason, so the sandbox is not started", () => {
