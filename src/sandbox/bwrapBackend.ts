@@ -303,7 +303,11 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     const trace = request.trace ?? NO_TRACE;
     await checkPathsExist(request);
     const command = this.render(plan);
-    const cgroup = await trace.around("sandbox: make its cgroup", this.makeCgroup(plan));
+    // A sandbox without bounds has no cgroup, and its trace no cgroup step.
+    const bounded = plan.limits.memoryBytes !== undefined || plan.limits.processes !== undefined;
+    const cgroup = bounded
+      ? await trace.around("sandbox: make its cgroup", this.makeCgroup(plan))
+      : null;
     try {
       await grantAccess(plan);
     } catch (error) {
