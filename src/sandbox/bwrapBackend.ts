@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { errorMessage, NO_TRACE, settled, unwrap } from "../lang/index.js";
+import { errorMessage, NO_TRACE, settled, unwrap, type PhaseTrace } from "../lang/index.js";
 import { cleanLine } from "../protocol/index.js";
 import { checkPathsExist } from "./checkPaths.js";
 import { findRunnerPid } from "./findRunner.js";
@@ -303,11 +303,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
     const trace = request.trace ?? NO_TRACE;
     await checkPathsExist(request);
     const command = this.render(plan);
-    // A sandbox without bounds has no cgroup, and its trace no cgroup step.
-    const bounded = plan.limits.memoryBytes !== undefined || plan.limits.processes !== undefined;
-    const cgroup = bounded
-      ? await trace.around("sandbox: make its cgroup", this.makeCgroup(plan))
-      : null;
+    const cgroup = await this.makeCgroup(plan, trace);
     try {
       await grantAccess(plan);
     } catch (error) {
@@ -403,14 +399,17 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
    * The sandbox's cgroup with its memory and process bounds; null when it has neither. A bound
    * this host cannot apply is an error, never a silent downgrade.
    */
-  private async makeCgroup(plan: BwrapPlan): Promise<SandboxCgroup | null> {
+  private async makeCgroup(plan: BwrapPlan, trace: PhaseTrace): Promise<SandboxCgroup | null> {
+    // A sandbox without bounds has no cgroup, and its trace no cgroup step.
     if (plan.limits.memoryBytes === undefined && plan.limits.processes === undefined) return null;
+    const making = trace.start("sandbox: make its cgroup");
     // Each start has a cgroup of its own: two runs of one task can overlap (a fleet worker cut
     // off while another runs the task, an attach after a crash), and one's removal of its cgroup
     // must never take the other's.
     const name = `${plan.taskId}-${randomBytes(CGROUP_NONCE_BYTES).toString("hex")}`;
     const cgroupPlan = await this.cgroupPlan(name, plan.limits);
     const made = await SandboxCgroup.create(cgroupPlan);
+    making();
     if (made.failures.length > 0) {
       await made.cgroup.remove();
       throw new BoundUnavailableError(made.failures.join("; "), { hint: BOUNDS_FIX });
