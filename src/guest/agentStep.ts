@@ -31,15 +31,28 @@ export const AGENT_HOME_DIR = "agent-home";
 /** The channel to the host, and the path of its socket. */
 type Host = { readonly channel: HostChannel; readonly socket: string };
 
+/** How the agent step ended, and what of it still runs once the agent is gone. */
+export interface AgentStepEnd {
+  /** The runner was stopped while the agent ran. */
+  readonly stopped: boolean;
+  /**
+   * The last checkpoint, then the agent's outcome recorded in the draft and the channel closed.
+   * Every process of the agent is gone by now, and the checkpoint reads the workspace through a
+   * repository and an index of the runner's own, so the runner finishes the workspace's git
+   * while it runs. It must be awaited before the draft is read or the results are sent.
+   */
+  readonly closing: Promise<void>;
+}
+
 /**
- * Runs the agent and writes its outcome into the draft and the files to send. Resolves with
- * whether the runner was stopped while the agent ran; rejects when the agent could not start.
+ * Runs the agent and writes its outcome into the draft (once `closing` has settled) and the files
+ * to send. Rejects when the agent could not start.
  */
 export async function runAgentStep(
   input: AgentStepInput,
   draft: ResultDraft,
   files: ResultsFile[],
-): Promise<{ stopped: boolean }> {
+): Promise<AgentStepEnd> {
   const warn = (text: string): void => {
     draft.warnings.push(text);
   };
@@ -56,23 +69,34 @@ export async function runAgentStep(
     () => ({ home, id: live?.sessionId }),
     warn,
   );
+  const lastCheckpoint = (): Promise<void> =>
+    trace.around("agent: last checkpoint", checkpoints?.finish() ?? Promise.resolve());
+  let end: RunEnd;
   try {
     const { runs, task } = await trace.around(
       "agent: prepare",
       prepareAgent(input, host, warn, checkpoints),
     );
     live = runs.live;
-    let end: RunEnd;
     try {
       end = await runAgent(runs, task, host?.channel, draft, files);
-    } finally {
-      await trace.around("agent: last checkpoint", checkpoints?.finish() ?? Promise.resolve());
+    } catch (error) {
+      await lastCheckpoint();
+      throw error;
     }
-    recordEnd(draft, end, host?.channel);
-    return { stopped: end.stopped };
-  } finally {
+  } catch (error) {
     host?.channel.close();
+    throw error;
   }
+  const closing = (async (): Promise<void> => {
+    try {
+      await lastCheckpoint();
+      recordEnd(draft, end, host?.channel);
+    } finally {
+      host?.channel.close();
+    }
+  })();
+  return { stopped: end.stopped, closing };
 }
 
 /**

@@ -136,8 +136,10 @@ export async function checkpointWorkspace(
     env: { ...git.env, GIT_INDEX_FILE: join(r.repo, "index") },
   };
   const run = async (step: GitStep): Promise<string> => (await runGit(context, step)).stdout.trim();
-  const [head = "", headTree] = (await run(steps.head)).split("\n");
-  await run(steps.add);
+  // The head is read while the files are taken: neither reads what the other writes (the add
+  // writes the runner's own index and objects only), and each is a git process of its own.
+  const [headLines] = await Promise.all([run(steps.head), run(steps.add)]);
+  const [head = "", headTree] = headLines.split("\n");
   const tree = await run(steps.writeTree);
   const tip = tree === headTree ? head : await run(steps.commit(tree, head));
   if (tip === r.base) return { head };

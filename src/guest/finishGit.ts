@@ -1,9 +1,9 @@
 // Step 5 of the runner: the agent's work made into a branch and a bundle. Runs after every
 // process of the agent is gone, under a deadline of its own.
 import { constants } from "node:fs";
-import { lstat, open, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { errorMessage } from "../lang/index.js";
+import { errorMessage, randomHex } from "../lang/index.js";
 import {
   LIMITS,
   RESULT_FILES,
@@ -36,7 +36,10 @@ export interface FinishReport {
 
 /**
  * Puts the runner's own repository config back, replacing whatever the agent made of it (a
- * symbolic link included), and removes an index lock a killed git left behind.
+ * symbolic link included), and removes an index lock a killed git left behind. The config is
+ * written beside the old one and renamed over it: a rename replaces a link rather than follow
+ * it, and the last checkpoint's git, which may read the config meanwhile, finds one or the
+ * other, never none.
  */
 async function restoreRepository(workspace: string, config: Buffer): Promise<void> {
   const gitDir = join(workspace, ".git");
@@ -46,8 +49,12 @@ async function restoreRepository(workspace: string, config: Buffer): Promise<voi
       hint: "the agent must work in the repository it was given",
     });
   }
-  await rm(join(gitDir, "config"), { force: true });
-  await writeFile(join(gitDir, "config"), config, { flag: "wx", mode: 0o644 });
+  const restored = join(gitDir, `config.warden-${randomHex(8)}`);
+  await writeFile(restored, config, { flag: "wx", mode: 0o644 });
+  await rename(restored, join(gitDir, "config")).catch(async (error: unknown) => {
+    await rm(restored, { force: true });
+    throw error;
+  });
   // Every process of the agent is gone, so a lock left now belongs to a git that was killed.
   await rm(join(gitDir, "index.lock"), { force: true });
 }

@@ -61,6 +61,8 @@ export function runGit(
 ): Promise<GitRun> {
   const { signal } = context;
   if (signal.aborted) return Promise.reject(abortReason(signal, step));
+  // Timed from before the spawn, which forks and waits for git's exec before it returns.
+  const ended = context.trace?.start(`git: ${step.what}`);
   const running = new Promise<GitRun>((resolve, reject) => {
     // Its own process group, so that git's helpers (index-pack, pack-objects) die with it.
     const child = spawn("git", gitArgv(context.workspace, step), {
@@ -104,7 +106,7 @@ export function runGit(
       reject(new GitError(`git failed to ${step.what}: it ${how}${said ? `: ${said}` : ""}`));
     });
   });
-  return context.trace === undefined ? running : context.trace.around(`git: ${step.what}`, running);
+  return ended === undefined ? running : running.finally(ended);
 }
 
 function abortReason(signal: AbortSignal, step: GitStep): Error {

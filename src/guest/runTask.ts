@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import type { Writable } from "node:stream";
-import { NO_TRACE, randomHex, type PhaseTrace } from "../lang/index.js";
+import { NO_TRACE, randomHex, settled, type PhaseTrace, type Settled } from "../lang/index.js";
 import { agentDirectory } from "./agentDirectory.js";
 import {
   finishBound,
@@ -99,6 +99,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
   let server: MetadataServer | undefined;
   let egress: EgressForwarding | undefined;
   let inside: InsideService | undefined;
+  // The agent step's last checkpoint, which runs on while step 5 finishes the workspace's git.
+  let agentClosing: Promise<Settled<void>> | undefined;
   try {
     // Steps 1 to 3: without the share, a server or a workspace there is nothing more to do.
     let prepared: PreparedWorkspace;
@@ -220,7 +222,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     } else {
       try {
         const agentStep = trace.start("agent step");
-        ({ stopped } = await runAgentStep(
+        let closing: Promise<void>;
+        ({ stopped, closing } = await runAgentStep(
           {
             ...options,
             share,
@@ -247,12 +250,19 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
           draft,
           files,
         ));
-        agentStep();
+        agentClosing = settled(closing.finally(agentStep));
       } catch (error) {
         fail(error);
       }
     }
+    const agentClosed = async (): Promise<void> => {
+      const closed = await agentClosing;
+      agentClosing = undefined;
+      if (closed?.ok === false) fail(closed.error);
+    };
     if (!stopped && share.settings.debug === true && inside !== undefined) {
+      // The last checkpoint holds the agent's end, not what a person changes during the hold.
+      await agentClosed();
       // --debug: the workspace stays as the agent left it, open to exec, shell and cp, until
       // `warden stop` or the deadline (the host's SIGTERM); what a person changed is committed
       // with the agent's work below.
@@ -324,6 +334,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     } finally {
       finishDeadline.clear();
     }
+    await agentClosed();
     if (report.head !== undefined) draft.head = report.head;
     draft.leftovers = report.leftovers;
     if (report.bundle !== undefined)
@@ -331,6 +342,9 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
 
     return await trace.around("send the results", send(options.out, files, finalResult(draft)));
   } finally {
+    // Only a failure that skipped step 5 leaves the checkpoint running: it ends before the scratch
+    // directory it works in is removed.
+    await agentClosing;
     const closing = trace.start("close and clean up");
     inside?.close();
     await egress?.close();

@@ -153,7 +153,7 @@ async function runGoal(
   output.line("stdout", `the setup goal runs the ${settings.agent} agent`);
   try {
     // No channel: the goal's run takes no messages meant for the task and asks no one.
-    await runAgentStep(
+    const { closing } = await runAgentStep(
       {
         ...input,
         scratch,
@@ -171,6 +171,7 @@ async function runGoal(
       draft,
       [],
     );
+    await closing;
   } catch (error) {
     return new SetupFailedError(
       `the setup goal's agent run could not start: ${errorMessage(error)}`,

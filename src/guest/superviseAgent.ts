@@ -95,7 +95,10 @@ export interface AgentProcessEnd {
 export async function superviseAgent(request: SuperviseRequest): Promise<AgentProcessEnd> {
   const { trace } = request;
   const files = await openCaptureFiles(request);
-  const agent = await trace.around("agent: spawn", spawnInGroup(request, files));
+  // The clock starts before the call: Node's spawn forks and waits for the exec before it
+  // returns, and that wait is most of what starting the agent costs.
+  const spawned = trace.start("agent: spawn");
+  const agent = await spawnInGroup(request, files).finally(spawned);
   const stops = armStops(request, agent.pgid);
   const exit = await trace.around(
     "agent: run to its exit",

@@ -33,7 +33,11 @@ export interface PhaseTrace {
   since(name: string, start: number): void;
   /** A phase that ran from this process's start until now. */
   sinceStart(name: string): void;
-  /** Times a promise as one phase, ending it however the promise settles. */
+  /**
+   * Times a promise as one phase, ending it however the promise settles. The clock starts when
+   * `around` is called, after whatever the work did before its first await: work that blocks
+   * before then (a spawn) is timed with `start` instead.
+   */
   around<T>(name: string, work: Promise<T>): Promise<T>;
   /** Keeps a phase another process timed (the runner's, read from its trace line). */
   record(phase: TracedPhase): void;

@@ -3,10 +3,11 @@
 // left uncommitted is finished without a commit.
 import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { Worker } from "node:worker_threads";
 import { finishGit, type FinishReport } from "../../src/guest/finishGit.js";
 import { gitEnvironment } from "../../src/guest/gitSteps.js";
 
@@ -121,4 +122,52 @@ test("a task branch whose file names no commit fails the finish, and nothing is 
     /git failed/,
   );
   assert.equal(report.bundle, undefined);
+});
+
+test("a config the agent made a link is replaced by the runner's, and what it pointed at is untouched", async (t) => {
+  const ws = await workspace();
+  t.after(() => rm(ws.root, { recursive: true, force: true }));
+  const configPath = join(ws.workspace, ".git", "config");
+  const config = await readFile(configPath);
+  const outside = join(ws.root, "outside.txt");
+  await writeFile(outside, "the agent's target\n");
+  await rm(configPath);
+  await symlink(outside, configPath);
+  await finish(ws, config);
+  assert.ok((await lstat(configPath)).isFile(), "the config is a file again");
+  assert.deepEqual(await readFile(configPath), config);
+  assert.equal(await readFile(outside, "utf8"), "the agent's target\n");
+  const left = (await readdir(join(ws.workspace, ".git"))).filter((name) =>
+    name.startsWith("config."),
+  );
+  assert.deepEqual(left, [], "no restored copy is left beside the config");
+});
+
+test("the config is never missing while the runner restores it (the last checkpoint's git may read it)", async (t) => {
+  const ws = await workspace();
+  t.after(() => rm(ws.root, { recursive: true, force: true }));
+  const configPath = join(ws.workspace, ".git", "config");
+  const config = await readFile(configPath);
+  // A thread looks for the config as fast as it can until told to stop, and counts its absences.
+  const stop = new SharedArrayBuffer(4);
+  const watcher = new Worker(
+    `const { workerData, parentPort } = require("node:worker_threads");
+     const { existsSync } = require("node:fs");
+     const stop = new Int32Array(workerData.stop);
+     let missing = 0, looks = 0;
+     parentPort.postMessage("ready");
+     while (Atomics.load(stop, 0) === 0) { looks++; if (!existsSync(workerData.path)) missing++; }
+     parentPort.postMessage({ missing, looks });`,
+    { eval: true, workerData: { path: configPath, stop } },
+  );
+  t.after(() => watcher.terminate());
+  await new Promise((resolve) => watcher.once("message", resolve));
+  for (let i = 0; i < 20; i++) await finish(ws, config);
+  const counted = new Promise<{ missing: number; looks: number }>((resolve) => {
+    watcher.once("message", resolve);
+  });
+  Atomics.store(new Int32Array(stop), 0, 1);
+  const { missing, looks } = await counted;
+  assert.ok(looks > 0);
+  assert.equal(missing, 0, `the config was missing in ${missing} of ${looks} looks`);
 });

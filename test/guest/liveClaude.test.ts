@@ -6,6 +6,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { describe, test, type TestContext } from "node:test";
+import { TRACE_LINE, type TracedPhase } from "../../src/lang/index.js";
 import { REPLY_FILES_NOTE, type Result } from "../../src/protocol/index.js";
 import { CLAUDE_BIN, PLACEHOLDER_KEY, claudeUnavailable } from "../support/claudeRun.js";
 import {
@@ -177,6 +178,47 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
       await git(run.repo, "log", "-1", "--format=%s", await fetchChanges(run, "live")),
       "Add hello",
     );
+  });
+
+  test("what the agent left uncommitted is in its last checkpoint and in its results, and the runner finishes the workspace's git while that checkpoint runs", async (t) => {
+    const api = await scriptedApi(t, [
+      {
+        kind: "tool_use",
+        name: "Bash",
+        input: { command: "echo left > left.txt" },
+        text: "I will leave a file.",
+      },
+      { kind: "text", text: "Left left.txt." },
+    ]);
+    const host = await fakeHost(t);
+    const { run, result } = await runClaude(t, api, { host, args: ["--trace"] });
+    assert.equal(run.exitCode, 0, run.stderr);
+    assert.deepEqual(result.warnings, []);
+    assert.equal(result.leftovers, true);
+    const last = host.checkpoints.at(-1);
+    assert.ok(last?.tip !== undefined, "the last checkpoint commits the uncommitted file");
+    assert.match(last.bundle?.subarray(0, 20).toString("utf8") ?? "", /^# v[23] git bundle/);
+    assert.equal(
+      await git(run.repo, "show", `${await fetchChanges(run, "left")}:left.txt`),
+      "left",
+    );
+
+    const traced = run.stderr.split("\n").find((line) => line.includes(TRACE_LINE));
+    const phases = JSON.parse(
+      traced?.slice(traced.indexOf(TRACE_LINE) + TRACE_LINE.length) ?? "[]",
+    ) as TracedPhase[];
+    const phase = (name: string): TracedPhase => {
+      const found = phases.find((p) => p.name === name);
+      assert.ok(found !== undefined, `the trace has "${name}"`);
+      return found;
+    };
+    const checkpoint = phase("agent: last checkpoint");
+    const finish = phase("finish git");
+    assert.ok(
+      finish.start < checkpoint.end,
+      `finish git began at ${finish.start}, after the last checkpoint ended at ${checkpoint.end}`,
+    );
+    assert.ok(phase("send the results").start >= checkpoint.end, "the results wait for it");
   });
 
   test("a pending message is the model's next user turn, its reply goes back, then the run ends", async (t) => {
