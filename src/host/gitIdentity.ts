@@ -2,8 +2,8 @@
 // would use for an author in the repository (GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, then its own
 // config, then the user's, with GIT_CONFIG_GLOBAL and GIT_CONFIG_NOSYSTEM as git reads them),
 // else nobody, and the runner falls back to its default. Read once when the task is made, so a rerun commits as the same.
-import type { z } from "zod";
-import { cleanLine, GIT_EMAIL, GIT_NAME, LIMITS } from "../protocol/index.js";
+import type { ZodMiniType } from "zod/mini";
+import { cleanLine, gitEmailSchema, gitNameSchema, LIMITS } from "../protocol/index.js";
 import { BadTaskOptionError } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 
@@ -19,7 +19,7 @@ interface IdentityPart {
   readonly key: string;
   /** The variable that overrides the config for an author, as git reads it. */
   readonly variable: string;
-  readonly schema: z.ZodType<string>;
+  readonly schema: () => ZodMiniType<string>;
 }
 
 const PARTS: readonly IdentityPart[] = [
@@ -28,14 +28,14 @@ const PARTS: readonly IdentityPart[] = [
     flag: "--git-name",
     key: "user.name",
     variable: "GIT_AUTHOR_NAME",
-    schema: GIT_NAME,
+    schema: gitNameSchema,
   },
   {
     field: "gitEmail",
     flag: "--git-email",
     key: "user.email",
     variable: "GIT_AUTHOR_EMAIL",
-    schema: GIT_EMAIL,
+    schema: gitEmailSchema,
   },
 ];
 
@@ -126,7 +126,7 @@ export async function resolveGitIdentity(
       chosen[index] ??
       (config === undefined ? undefined : { value: config, source: "config" as const });
     if (found === undefined) continue;
-    const checked = part.schema.safeParse(found.value);
+    const checked = part.schema().safeParse(found.value);
     if (!checked.success) {
       const why = (checked.error.issues[0]?.message ?? "it is refused").replace(
         /^git(Name|Email) /,

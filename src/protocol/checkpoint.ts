@@ -4,7 +4,8 @@
 // latest one back in its share and starts from it. The host treats every piece as hostile: the
 // bundle's header is checked against the base, each part is bounded, and the session file is
 // read line by line before it is kept.
-import { z } from "zod";
+import * as z from "zod/mini";
+import { miniSchema } from "./miniSchema.js";
 import { OID } from "./result.js";
 
 const KiB = 1024;
@@ -60,16 +61,16 @@ export type ResumeReason = (typeof RESUME_REASONS)[number];
  * `head`); both absent when the checkpoint changed nothing. `sessionId` names the session file
  * the share holds.
  */
-export const resumeSettingsSchema = () =>
+export const resumeSettingsSchema = miniSchema(() =>
   z
-    .object({
+    .strictObject({
       reason: z.enum(RESUME_REASONS),
-      head: z.string().regex(OID, "not a git object id").optional(),
-      tip: z.string().regex(OID, "not a git object id").optional(),
-      sessionId: z.string().regex(SESSION_ID, "not a session id").optional(),
+      head: z.optional(z.string().check(z.regex(OID, "not a git object id"))),
+      tip: z.optional(z.string().check(z.regex(OID, "not a git object id"))),
+      sessionId: z.optional(z.string().check(z.regex(SESSION_ID, "not a session id"))),
     })
-    .strict()
-    .refine((r) => r.tip === undefined || r.head !== undefined, "a tip without a head");
+    .check(z.refine((r) => r.tip === undefined || r.head !== undefined, "a tip without a head")),
+);
 
 export type ResumeSettings = z.infer<ReturnType<typeof resumeSettingsSchema>>;
 

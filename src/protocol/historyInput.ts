@@ -2,13 +2,13 @@
 // input.bundle; the runner clones the named repository sharing its objects (git alternates), so
 // a task's start does not grow with the history. Both sides check it with the same schema.
 import { posix } from "node:path";
-import { z } from "zod";
-import { memo } from "../lang/index.js";
+import * as z from "zod/mini";
 import { BadShareError } from "./errors.js";
 import { parseJsonStrict } from "./json.js";
 import { LIMITS } from "./limits.js";
 import { SHARE_FILES } from "./names.js";
 import { OID } from "./result.js";
+import { miniSchema } from "./miniSchema.js";
 import { firstIssue } from "./schemaIssue.js";
 
 /** The ref the history repository holds a base under: a tag, so that `clone --branch` takes it. */
@@ -21,27 +21,25 @@ export function historyRef(base: string): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export const cleanAbsolute = memo(() =>
-  z
-    .string()
-    .min(2)
-    .max(4096)
-    .refine(
+export const cleanAbsolute = miniSchema(() =>
+  z.string().check(
+    z.minLength(2),
+    z.maxLength(4096),
+    z.refine(
       (path) => posix.isAbsolute(path) && posix.normalize(path) === path && !path.endsWith("/"),
       "not a clean absolute path",
-    )
-    .refine((path) => !CONTROL.test(path), "has a control character"),
+    ),
+    z.refine((path) => !CONTROL.test(path), "has a control character"),
+  ),
 );
 
-export const historyInputSchema = memo(() =>
-  z
-    .object({
-      /** The start commit: the history repository holds it under historyRef(base). */
-      base: z.string().regex(OID, "not a git object id"),
-      /** The history repository (a bare git directory), at this path inside the sandbox too. */
-      repository: cleanAbsolute(),
-    })
-    .strict(),
+export const historyInputSchema = miniSchema(() =>
+  z.strictObject({
+    /** The start commit: the history repository holds it under historyRef(base). */
+    base: z.string().check(z.regex(OID, "not a git object id")),
+    /** The history repository (a bare git directory), at this path inside the sandbox too. */
+    repository: cleanAbsolute(),
+  }),
 );
 
 export type HistoryInput = z.infer<ReturnType<typeof historyInputSchema>>;

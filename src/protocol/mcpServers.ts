@@ -2,8 +2,8 @@
 // host when the task is made and by the runner before it writes any agent's configuration. The
 // shape of a server is Claude Code's (`{"type": "stdio", "command", "args", "env"}` or
 // `{"type": "http" | "sse", "url", "headers"}`), which the runner renders for each agent.
-import { z } from "zod";
-import { memo } from "../lang/index.js";
+import * as z from "zod/mini";
+import { miniSchema } from "./miniSchema.js";
 import { MCP_LIMITS } from "./limits.js";
 
 /**
@@ -32,14 +32,14 @@ export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/u;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Cs}]/u;
 
-const mcpText = memo(() =>
-  z
-    .string("is not a string")
-    .refine(
+const mcpText = miniSchema(() =>
+  z.string("is not a string").check(
+    z.refine(
       (t) => Buffer.byteLength(t) <= MCP_LIMITS.textBytes,
       `is over ${MCP_LIMITS.textBytes} bytes`,
-    )
-    .refine((t) => !CONTROL.test(t), "has a control character"),
+    ),
+    z.refine((t) => !CONTROL.test(t), "has a control character"),
+  ),
 );
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/u;
@@ -48,28 +48,39 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/u;
 
 const textMap = (name: RegExp, what: string) =>
   z
-    .record(z.string().regex(name, `is not ${what}`), mcpText(), "is not a mapping of strings")
-    .refine(
-      (map) => Object.keys(map).length <= MCP_LIMITS.mapEntries,
-      `has more than ${MCP_LIMITS.mapEntries} entries`,
+    .record(
+      z.string().check(z.regex(name, `is not ${what}`)),
+      mcpText(),
+      "is not a mapping of strings",
+    )
+    .check(
+      z.refine(
+        (map) => Object.keys(map).length <= MCP_LIMITS.mapEntries,
+        `has more than ${MCP_LIMITS.mapEntries} entries`,
+      ),
     );
 
-const stdioServer = memo(() =>
+const stdioServer = miniSchema(() =>
   z.strictObject({
-    type: z.literal("stdio").optional(),
-    command: mcpText()
-      .refine((c) => c.length > 0, "is empty")
-      .refine((c) => !c.startsWith("-"), "starts with '-'"),
-    args: z.array(mcpText(), "is not a list of strings").max(MCP_LIMITS.args).optional(),
-    env: textMap(ENV_NAME, "a variable name").optional(),
+    type: z.optional(z.literal("stdio")),
+    command: mcpText().check(
+      z.refine((c) => c.length > 0, "is empty"),
+      z.refine((c) => !c.startsWith("-"), "starts with '-'"),
+    ),
+    args: z.optional(
+      z.array(mcpText(), "is not a list of strings").check(z.maxLength(MCP_LIMITS.args)),
+    ),
+    env: z.optional(textMap(ENV_NAME, "a variable name")),
   }),
 );
 
-const remoteServer = memo(() =>
+const remoteServer = miniSchema(() =>
   z.strictObject({
     type: z.enum(["http", "sse"], "is not stdio, http or sse"),
-    url: mcpText().refine((u) => remoteUrl(u) !== undefined, "is not an http(s) URL with a host"),
-    headers: textMap(HEADER_NAME, "a header name").optional(),
+    url: mcpText().check(
+      z.refine((u) => remoteUrl(u) !== undefined, "is not an http(s) URL with a host"),
+    ),
+    headers: z.optional(textMap(HEADER_NAME, "a header name")),
   }),
 );
 
@@ -104,43 +115,45 @@ export function mcpServerKind(server: McpServer): "stdio" | "http" | "sse" {
 }
 
 /** A set of servers by name: names checked, warden's own refused, the count bounded. */
-export const mcpServersSchema = memo(() =>
+export const mcpServersSchema = miniSchema(() =>
   z
     .record(
       z.string(),
       z.union([stdioServer(), remoteServer()], "is not a stdio, http or sse server"),
     )
-    .superRefine((servers, ctx) => {
-      const names = Object.keys(servers);
-      if (names.length > MCP_LIMITS.servers) {
-        ctx.addIssue({ code: "custom", message: `has more than ${MCP_LIMITS.servers} servers` });
-      }
-      for (const name of names) {
-        if (!MCP_SERVER_NAME.test(name) || name.includes("__")) {
+    .check(
+      z.superRefine((servers, ctx) => {
+        const names = Object.keys(servers);
+        if (names.length > MCP_LIMITS.servers) {
+          ctx.addIssue({ code: "custom", message: `has more than ${MCP_LIMITS.servers} servers` });
+        }
+        for (const name of names) {
+          if (!MCP_SERVER_NAME.test(name) || name.includes("__")) {
+            ctx.addIssue({
+              code: "custom",
+              message: "is not a server name: a letter, then letters, digits, - or _ (not __)",
+              path: [name],
+            });
+          } else if (RESERVED_MCP_SERVER_NAMES.includes(name.toLowerCase())) {
+            ctx.addIssue({ code: "custom", message: "is warden's own server", path: [name] });
+          }
+        }
+        if (Buffer.byteLength(JSON.stringify(servers)) > MCP_LIMITS.serversBytes) {
           ctx.addIssue({
             code: "custom",
-            message: "is not a server name: a letter, then letters, digits, - or _ (not __)",
-            path: [name],
+            message: `take more than ${MCP_LIMITS.serversBytes} bytes together`,
           });
-        } else if (RESERVED_MCP_SERVER_NAMES.includes(name.toLowerCase())) {
-          ctx.addIssue({ code: "custom", message: "is warden's own server", path: [name] });
         }
-      }
-      if (Buffer.byteLength(JSON.stringify(servers)) > MCP_LIMITS.serversBytes) {
-        ctx.addIssue({
-          code: "custom",
-          message: `take more than ${MCP_LIMITS.serversBytes} bytes together`,
-        });
-      }
-    }),
+      }),
+    ),
 );
 
 export type McpServers = Record<string, McpServer>;
 
 /** The names of a task's skills: plain folder names, each once, bounded in number. */
-export const skillNamesSchema = memo(() =>
-  z
-    .array(z.string().regex(SKILL_NAME, "is not a skill's folder name"))
-    .max(MCP_LIMITS.skills, `has more than ${MCP_LIMITS.skills} skills`)
-    .refine((names) => new Set(names).size === names.length, "names a skill twice"),
+export const skillNamesSchema = miniSchema(() =>
+  z.array(z.string().check(z.regex(SKILL_NAME, "is not a skill's folder name"))).check(
+    z.maxLength(MCP_LIMITS.skills, `has more than ${MCP_LIMITS.skills} skills`),
+    z.refine((names) => new Set(names).size === names.length, "names a skill twice"),
+  ),
 );

@@ -1,10 +1,10 @@
 // result.json: what the guest claims happened. Every text in it is free text from a possibly
 // hostile sandbox: bounded here, cleaned before it is shown.
-import { z } from "zod";
-import { memo } from "../lang/index.js";
+import * as z from "zod/mini";
 import { BadResultsError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { parseJsonStrict } from "./json.js";
+import { miniSchema } from "./miniSchema.js";
 import { firstIssue } from "./schemaIssue.js";
 import { RESULT_FILE_NAMES, type ResultFileName } from "./names.js";
 import { workspaceNameProblem } from "./workspaceName.js";
@@ -12,78 +12,87 @@ import { workspaceNameProblem } from "./workspaceName.js";
 /** A git object id: 40 (sha1) or 64 (sha256) lowercase hex digits. */
 export const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-const oid = memo(() => z.string().regex(OID, "not a git object id"));
+const oid = miniSchema(() => z.string().check(z.regex(OID, "not a git object id")));
 // The limit is in bytes of UTF-8, as its name says, not in UTF-16 code units.
-const text = memo(() =>
+const text = miniSchema(() =>
   z
     .string()
-    .refine(
-      (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
-      `a text is over ${LIMITS.resultTextBytes} bytes`,
+    .check(
+      z.refine(
+        (t) => Buffer.byteLength(t) <= LIMITS.resultTextBytes,
+        `a text is over ${LIMITS.resultTextBytes} bytes`,
+      ),
     ),
 );
 
-const workspaceName = memo(() =>
-  z.string().refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name"),
+const workspaceName = miniSchema(() =>
+  z
+    .string()
+    .check(z.refine((name) => workspaceNameProblem(name) === undefined, "not a workspace name")),
 );
 
-export const resultSchema = memo(() =>
-  z
-    .object({
-      base: oid().optional(),
-      head: oid().optional(),
-      agent: z.string().max(LIMITS.settingTextBytes),
-      /** Absent when the agent never ran. */
-      agentExitCode: z.number().int().min(-1).max(255).optional(),
-      /** The agent's last stdout line, when it is a JSON object of at most 64 KiB. */
-      agentResult: z
+export const resultSchema = miniSchema(() =>
+  z.strictObject({
+    base: z.optional(oid()),
+    head: z.optional(oid()),
+    agent: z.string().check(z.maxLength(LIMITS.settingTextBytes)),
+    /** Absent when the agent never ran. */
+    agentExitCode: z.optional(z.int().check(z.gte(-1), z.lte(255))),
+    /** The agent's last stdout line, when it is a JSON object of at most 64 KiB. */
+    agentResult: z.optional(
+      z
         .record(z.string(), z.unknown())
-        .refine(
-          (v) => Buffer.byteLength(JSON.stringify(v)) <= LIMITS.agentResultBytes,
-          "agentResult is over 64 KiB",
-        )
-        .optional(),
-      /**
-       * The agent's final answer, as its adapter read it from the agent's stream (the message of
-       * its last successful result), when it gave one. A claim like agentResult.
-       */
-      answer: text().optional(),
-      timedOut: z.boolean(),
-      leftovers: z.boolean(),
-      truncated: z.array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]])).max(4),
-      warnings: z.array(text()).max(LIMITS.resultWarnings),
-      error: text().optional(),
-      /** The stable code of the failure in `error`, when it was one of warden's own errors. */
-      errorCode: z
+        .check(
+          z.refine(
+            (v) => Buffer.byteLength(JSON.stringify(v)) <= LIMITS.agentResultBytes,
+            "agentResult is over 64 KiB",
+          ),
+        ),
+    ),
+    /**
+     * The agent's final answer, as its adapter read it from the agent's stream (the message of
+     * its last successful result), when it gave one. A claim like agentResult.
+     */
+    answer: z.optional(text()),
+    timedOut: z.boolean(),
+    leftovers: z.boolean(),
+    truncated: z
+      .array(z.enum(RESULT_FILE_NAMES as [ResultFileName, ...ResultFileName[]]))
+      .check(z.maxLength(4)),
+    warnings: z.array(text()).check(z.maxLength(LIMITS.resultWarnings)),
+    error: z.optional(text()),
+    /** The stable code of the failure in `error`, when it was one of warden's own errors. */
+    errorCode: z.optional(
+      z
         .string()
-        .regex(/^[A-Z][A-Z0-9_]*$/, "not an error code")
-        .max(LIMITS.errorCodeBytes)
-        .optional(),
-      /**
-       * What the guest claims of each bound workspace (--workspace), in binding order: the same
-       * claims as base, head and leftovers make of the task's own repository.
-       */
-      workspaces: z
+        .check(
+          z.regex(/^[A-Z][A-Z0-9_]*$/, "not an error code"),
+          z.maxLength(LIMITS.errorCodeBytes),
+        ),
+    ),
+    /**
+     * What the guest claims of each bound workspace (--workspace), in binding order: the same
+     * claims as base, head and leftovers make of the task's own repository.
+     */
+    workspaces: z.optional(
+      z
         .array(
-          z
-            .object({
-              name: workspaceName(),
-              base: oid().optional(),
-              head: oid().optional(),
-              leftovers: z.boolean(),
-            })
-            .strict(),
+          z.strictObject({
+            name: workspaceName(),
+            base: z.optional(oid()),
+            head: z.optional(oid()),
+            leftovers: z.boolean(),
+          }),
         )
-        .max(LIMITS.workspaces)
-        .optional(),
-    })
-    .strict(),
+        .check(z.maxLength(LIMITS.workspaces)),
+    ),
+  }),
 );
 
 export type Result = z.infer<ReturnType<typeof resultSchema>>;
 
 /** What is wrong with a result: its path and message may be sandbox text. */
-function describe(error: z.ZodError): string {
+function describe(error: z.core.$ZodError): string {
   return `bad result.json: ${firstIssue(error, "result.json")}`;
 }
 

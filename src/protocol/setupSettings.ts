@@ -1,8 +1,8 @@
 // The setup step as task.json carries it: the commands and the goal to run before the agent,
 // their time limit, the names (never the values) of the variables given to setup alone, and
 // whether the host put a cached snapshot of a past setup into the share instead.
-import { z } from "zod";
-import { memo } from "../lang/index.js";
+import * as z from "zod/mini";
+import { miniSchema } from "./miniSchema.js";
 import { SETUP_LIMITS } from "./limits.js";
 
 /** A portable variable name, as task.json's `env` takes them. */
@@ -12,35 +12,36 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const DEFAULT_SETUP_TIMEOUT_SECONDS = 10 * 60;
 
 const bounded = (max: number, what: string) =>
-  z
-    .string()
-    .min(1, `${what} is empty`)
-    .refine((t) => Buffer.byteLength(t) <= max, `${what} is over ${max} bytes`)
-    .refine((t) => !t.includes("\0"), `${what} has a NUL byte`);
+  z.string().check(
+    z.minLength(1, `${what} is empty`),
+    z.refine((t) => Buffer.byteLength(t) <= max, `${what} is over ${max} bytes`),
+    z.refine((t) => !t.includes("\0"), `${what} has a NUL byte`),
+  );
 
-export const setupSettingsSchema = memo(() =>
+export const setupSettingsSchema = miniSchema(() =>
   z
-    .object({
+    .strictObject({
       /** Each run by `sh -c` in the workspace, in order; the first that fails ends the setup. */
       commands: z
         .array(bounded(SETUP_LIMITS.commandBytes, "a setup command"))
-        .max(SETUP_LIMITS.commands),
+        .check(z.maxLength(SETUP_LIMITS.commands)),
       /** A prompt for the task's agent, in a run of its own before the task's prompt. */
-      goal: bounded(SETUP_LIMITS.goalBytes, "the setup goal").optional(),
-      timeoutSeconds: z.number().int().min(1).max(SETUP_LIMITS.timeoutSeconds),
+      goal: z.optional(bounded(SETUP_LIMITS.goalBytes, "the setup goal")),
+      timeoutSeconds: z.int().check(z.gte(1), z.lte(SETUP_LIMITS.timeoutSeconds)),
       /** Names of the variables the host gives setup over the channel; their values never travel here. */
       envNames: z
-        .array(z.string().regex(ENV_NAME, "not a portable variable name"))
-        .max(SETUP_LIMITS.envNames),
+        .array(z.string().check(z.regex(ENV_NAME, "not a portable variable name")))
+        .check(z.maxLength(SETUP_LIMITS.envNames)),
       /** The share holds setup.tar, the snapshot of a past setup: restore it and run nothing. */
       restore: z.boolean(),
       /** Send the host a snapshot of what setup changed, for later tasks to start from. */
       snapshot: z.boolean(),
     })
-    .strict()
-    .refine(
-      (s) => s.commands.length > 0 || s.goal !== undefined,
-      "a setup needs a command or a goal",
+    .check(
+      z.refine(
+        (s) => s.commands.length > 0 || s.goal !== undefined,
+        "a setup needs a command or a goal",
+      ),
     ),
 );
 
