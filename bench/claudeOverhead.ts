@@ -2,7 +2,7 @@
 // attach, share, the network gate and API relay, bwrap, the runner, the channel, receive,
 // verify, record) against the same Claude Code run directly (`claude -p` with the adapter's
 // argv, its stdin closed after the prompt), both against the same scripted Messages API on
-// 127.0.0.1. Median of several runs.
+// 127.0.0.1, in pairs run side by side. Medians of several pairs, and the median of their ratios.
 //
 // With --trace, one more task runs with WARDEN_TRACE and its phases (host and runner) are printed.
 //
@@ -17,7 +17,7 @@ import { claudeUnavailable, startClaude } from "../test/support/claudeRun.js";
 import { startScriptedAnthropic, type ScriptedTurn } from "../test/support/scriptedAnthropic.js";
 import { makeRepo } from "../test/support/share.js";
 import { TRACE_ENV } from "../src/lang/index.js";
-import { medianOf, printComparison, timeWardenTask } from "./support/agentTask.js";
+import { pairedMedians, printComparison, timeWardenTask } from "./support/agentTask.js";
 import { printRun, readPhases } from "./support/phaseTable.js";
 
 const quick = process.argv.includes("--quick");
@@ -64,12 +64,11 @@ async function throughWarden(trace?: string): Promise<number> {
 }
 
 try {
-  const base = await medianOf(RUNS, direct);
-  const warden = await medianOf(RUNS, () => throughWarden());
+  const measured = await pairedMedians(RUNS, direct, () => throughWarden());
   printComparison(
-    `a one-turn Claude Code run against a scripted API on loopback, median of ${RUNS}:`,
-    ["claude -p, run directly (baseline)", base],
-    warden,
+    `a one-turn Claude Code run against a scripted API on loopback, median of ${RUNS} pairs:`,
+    "claude -p, run directly (baseline)",
+    measured,
   );
   if (process.argv.includes("--trace")) {
     const file = join(root, "trace.jsonl");

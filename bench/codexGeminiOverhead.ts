@@ -18,7 +18,7 @@ import { Tasks } from "../src/store/index.js";
 import { startScriptedGemini } from "../test/support/scriptedGemini.js";
 import { startScriptedOpenAI } from "../test/support/scriptedOpenAI.js";
 import { makeRepo } from "../test/support/share.js";
-import { medianOf, printComparison, timeWardenTask } from "./support/agentTask.js";
+import { pairedMedians, printComparison, timeWardenTask } from "./support/agentTask.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
@@ -117,12 +117,15 @@ try {
       console.log(`${agent}: skipped, its program is not installed (npm ci brings it)`);
       continue;
     }
-    const base = await medianOf(RUNS, (run) => direct(agent, program.path, run));
-    const warden = await medianOf(RUNS, () => throughWarden(agent));
+    const measured = await pairedMedians(
+      RUNS,
+      (run) => direct(agent, program.path, run),
+      () => throughWarden(agent),
+    );
     printComparison(
-      `a one-turn ${agent} run against a scripted API on loopback, median of ${RUNS}:`,
-      [`${agent}, run directly (baseline)`, base],
-      warden,
+      `a one-turn ${agent} run against a scripted API on loopback, median of ${RUNS} pairs:`,
+      `${agent}, run directly (baseline)`,
+      measured,
     );
   }
 } finally {

@@ -9,7 +9,8 @@ import { colourWanted } from "./colour.js";
 import { EXIT, exitForError } from "./exitCodes.js";
 import { CLI_LIMITS } from "./limits.js";
 import { printError } from "./printError.js";
-import { standardError, standardOut } from "./standardStreams.js";
+import { programKind } from "./firstWord.js";
+import { exitWhenWritten, standardError, standardOut } from "./standardStreams.js";
 import { loadVerbs, type RegisterVerbs, type VerbFile } from "./verbFile.js";
 
 const require = createRequire(import.meta.url);
@@ -107,4 +108,8 @@ export async function runProgram(files: readonly VerbFile[]): Promise<void> {
     printError(error, program.commands.some(wantsJson));
     process.exitCode = exitForError(error);
   }
+  // A verb that runs a task has awaited everything it started (the task's end is recorded, its
+  // directories are removed or handed to a detached remover) by the time it returns, and leaves
+  // a large heap behind: it ends the process itself, without Node's teardown of that heap.
+  if (programKind(process.argv.slice(2)) === "task") await exitWhenWritten();
 }

@@ -6,7 +6,14 @@
 import { open, rm, stat, type FileHandle } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { errorMessage, NO_TRACE, within, type PhaseTrace } from "../lang/index.js";
+import {
+  errorMessage,
+  NO_TRACE,
+  startDeadline,
+  within,
+  type Deadline,
+  type PhaseTrace,
+} from "../lang/index.js";
 import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
 import { checkpointWorkspace, openCheckpointRepo, type CheckpointRepo } from "./checkpointGit.js";
 import type { HostChannel } from "./hostChannel.js";
@@ -206,22 +213,37 @@ export class Checkpointer {
    * A failure here is met again, and reported, by that checkpoint.
    */
   prepare(): void {
-    const { repo, gitEnv, stop } = this.#input;
-    const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
-    this.#repoReady ??= openCheckpointRepo(repo, { env: gitEnv, signal }).catch(() => undefined);
+    if (this.#repoReady !== undefined) return;
+    const { repo, gitEnv } = this.#input;
+    const deadline = this.#gitDeadline();
+    this.#repoReady = openCheckpointRepo(repo, { env: gitEnv, signal: deadline.signal })
+      .catch(() => undefined)
+      .finally(deadline.clear);
+  }
+
+  /** The limit on one checkpoint's git work, or the runner's stop, whichever comes first. */
+  #gitDeadline(): Deadline {
+    const limitMs = GUEST_CHECKPOINT_LIMITS.gitMs;
+    return startDeadline(
+      limitMs,
+      this.#input.stop,
+      () => new Error(`a checkpoint's git work took over ${limitMs / 1000} s`),
+    );
   }
 
   async #send(): Promise<number> {
-    const { channel, repo, gitEnv, scratch, stop } = this.#input;
+    const { channel, repo, gitEnv, scratch } = this.#input;
     const file = join(scratch, "checkpoint.bundle");
     await rm(file, { force: true });
-    const signal = AbortSignal.any([stop, AbortSignal.timeout(GUEST_CHECKPOINT_LIMITS.gitMs)]);
     const trace = this.#input.trace ?? NO_TRACE;
     await this.#repoReady;
-    const workspace = await trace.around(
-      "checkpoint: the workspace's changes",
-      checkpointWorkspace(repo, { env: gitEnv, signal }, file),
-    );
+    const deadline = this.#gitDeadline();
+    const workspace = await trace
+      .around(
+        "checkpoint: the workspace's changes",
+        checkpointWorkspace(repo, { env: gitEnv, signal: deadline.signal }, file),
+      )
+      .finally(deadline.clear);
     const endSend = trace.start("checkpoint: send its files");
     const bundleBytes =
       workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);

@@ -5,7 +5,14 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
 import type { Writable } from "node:stream";
-import { NO_TRACE, randomHex, settled, type PhaseTrace, type Settled } from "../lang/index.js";
+import {
+  NO_TRACE,
+  randomHex,
+  settled,
+  startDeadline,
+  type PhaseTrace,
+  type Settled,
+} from "../lang/index.js";
 import { agentDirectory } from "./agentDirectory.js";
 import {
   finishBound,
@@ -25,7 +32,6 @@ import {
 import { agentEnvironment, DEFAULT_PATH } from "./agentEnvironment.js";
 import { startInsideService, type InsideService } from "./insideService.js";
 import { runAgentStep } from "./agentStep.js";
-import { startDeadline } from "./deadline.js";
 import { startEgressForwarding, type EgressForwarding } from "./egressForwarding.js";
 import { GitDeadlineError, StoppedError, UsageError } from "./errors.js";
 import { finishGit, type FinishReport } from "./finishGit.js";

@@ -6,6 +6,7 @@ export {
   runCachedBundle,
   WRITE_CODE_CACHE_ENV,
 } from "./cachedBundle.js";
+export { startDeadline, type Deadline } from "./deadline.js";
 export { definedFields } from "./definedFields.js";
 export { errorMessage } from "./errorMessage.js";
 export { exitCodeOf, exitText } from "./exitStatus.js";

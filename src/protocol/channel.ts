@@ -64,165 +64,142 @@ const wireEvent = () =>
       `an event over ${CHANNEL_LIMITS.eventBytes} bytes`,
     );
 
-/**
- * The schemas are made on first use (memo): building them took milliseconds of every process
- * that loads this module, the runner's start among them, though each side parses only one.
- */
-export const channelRequestSchema = memo(() =>
-  z.discriminatedUnion("op", [
-    /** The runner reports the agent's normalized events (AgentEvent), in order. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("events"),
-        events: z.array(wireEvent()).max(CHANNEL_LIMITS.eventsPerRequest),
-      })
-      .strict(),
-    /** At a turn boundary: the oldest pending message, which the host then marks in_flight. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("inbox.next"),
-      })
-      .strict(),
-    /** The agent's reply to message `n` (the turn that message started): marks it delivered. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("inbox.reply"),
-        n: z.number().int().min(1),
-        reply: text(CHANNEL_LIMITS.replyBytes),
-      })
-      .strict(),
-    /**
-     * A piece of a file the agent hands back with its reply to message `n`, sent before the reply:
-     * pieces of one file come in order (`offset`), and `last` completes it.
-     */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("reply.file"),
-        n: z.number().int().min(1),
-        name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
-        offset: z.number().int().min(0).max(LIMITS.messageFilesBytes),
-        data: z
-          .string()
-          .max(Math.ceil(CHANNEL_LIMITS.replyFileChunkBytes / 3) * 4)
-          .regex(/^[A-Za-z0-9+/]*={0,2}$/),
-        last: z.boolean(),
-      })
-      .strict(),
-    /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("approval.ask"),
-        tool: text(CHANNEL_LIMITS.toolNameBytes),
-        input: text(CHANNEL_LIMITS.toolInputBytes),
-      })
-      .strict(),
-    /**
-     * Setup begins: the host answers with the values of setup's variables, once, and only while
-     * it still counts the sandbox as in setup (the host decides when setup is over, never this).
-     */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("setup.start"),
-      })
-      .strict(),
-    /** Lines setup wrote, for the task's events and results/setup.log. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("setup.output"),
-        lines: z
-          .array(
-            z
-              .object({
-                stream: z.enum(["stdout", "stderr"]),
-                text: text(SETUP_LIMITS.outputLineBytes),
-              })
-              .strict(),
-          )
-          .max(SETUP_LIMITS.outputLinesPerRequest),
-      })
-      .strict(),
-    /** The next piece of the setup's snapshot tar, in base64. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("setup.snapshot"),
-        data: z
-          .string()
-          .max(Math.ceil(SETUP_LIMITS.snapshotChunkBytes / 3) * 4)
-          .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
-      })
-      .strict(),
-    /**
-     * A piece of the next checkpoint (checkpoint.ts): a part's pieces come in order (`offset`);
-     * a piece at offset 0 of the bundle begins a new checkpoint and drops one left unfinished.
-     */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("checkpoint.piece"),
-        part: z.enum(CHECKPOINT_PARTS),
-        offset: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
-        data: z
-          .string()
-          .max(Math.ceil(CHECKPOINT_LIMITS.pieceBytes / 3) * 4)
-          .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64"),
-      })
-      .strict(),
-    /**
-     * The checkpoint is whole: the head the task branch is at, the tip of the bundle when it
-     * carries uncommitted work, the session the session part is, and how many turns came before.
-     */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("checkpoint.end"),
-        head: z.string().regex(OID),
-        tip: z.string().regex(OID).optional(),
-        sessionId: z.string().regex(SESSION_ID).optional(),
-        turn: z.number().int().min(0).max(1_000_000),
-        bundleBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
-        sessionBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.sessionBytes),
-      })
-      .strict(),
-    /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
-    z
-      .object({
-        v: z.literal(CHANNEL_VERSION),
-        id: z.number().int().min(0),
-        op: z.literal("setup.end"),
-        ok: z.boolean(),
-        timedOut: z.boolean(),
-        exitCode: z.number().int().min(-1).max(255).optional(),
-        error: text(4 * KiB).optional(),
-        durationMs: z
-          .number()
-          .int()
-          .min(0)
-          .max(SETUP_LIMITS.timeoutSeconds * 2000),
-        snapshot: z.boolean(),
-      })
-      .strict(),
-  ]),
-);
+/** The schema of a request `op`, with the fields it carries beside the version and the id. */
+function request<const Op extends string, Fields extends z.ZodRawShape>(op: Op, fields: Fields) {
+  return z
+    .object({
+      v: z.literal(CHANNEL_VERSION),
+      id: z.number().int().min(0),
+      op: z.literal(op),
+      ...fields,
+    })
+    .strict();
+}
 
-export type ChannelRequest = z.infer<ReturnType<typeof channelRequestSchema>>;
+/** Base64 of at most `bytes` bytes. */
+const base64 = (bytes: number) =>
+  z
+    .string()
+    .max(Math.ceil(bytes / 3) * 4)
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, "not base64");
+
+/**
+ * Each request's schema by its op, made on its first use. A runner sends a few kinds of request
+ * (a task without setup or messages: events and checkpoints), and making the schemas of all of
+ * them took about 10 ms of the host's CPU at the first request, while the agent starts.
+ */
+const REQUEST_SCHEMAS = {
+  /** The runner reports the agent's normalized events (AgentEvent), in order. */
+  events: memo(() =>
+    request("events", {
+      events: z.array(wireEvent()).max(CHANNEL_LIMITS.eventsPerRequest),
+    }),
+  ),
+  /** At a turn boundary: the oldest pending message, which the host then marks in_flight. */
+  "inbox.next": memo(() => request("inbox.next", {})),
+  /** The agent's reply to message `n` (the turn that message started): marks it delivered. */
+  "inbox.reply": memo(() =>
+    request("inbox.reply", {
+      n: z.number().int().min(1),
+      reply: text(CHANNEL_LIMITS.replyBytes),
+    }),
+  ),
+  /**
+   * A piece of a file the agent hands back with its reply to message `n`, sent before the reply:
+   * pieces of one file come in order (`offset`), and `last` completes it.
+   */
+  "reply.file": memo(() =>
+    request("reply.file", {
+      n: z.number().int().min(1),
+      name: z.string().max(LIMITS.messageFileNameBytes).regex(MESSAGE_FILE_NAME),
+      offset: z.number().int().min(0).max(LIMITS.messageFilesBytes),
+      data: base64(CHANNEL_LIMITS.replyFileChunkBytes),
+      last: z.boolean(),
+    }),
+  ),
+  /** A permission prompt: the host answers by policy, or waits for a person until a timeout. */
+  "approval.ask": memo(() =>
+    request("approval.ask", {
+      tool: text(CHANNEL_LIMITS.toolNameBytes),
+      input: text(CHANNEL_LIMITS.toolInputBytes),
+    }),
+  ),
+  /**
+   * Setup begins: the host answers with the values of setup's variables, once, and only while
+   * it still counts the sandbox as in setup (the host decides when setup is over, never this).
+   */
+  "setup.start": memo(() => request("setup.start", {})),
+  /** Lines setup wrote, for the task's events and results/setup.log. */
+  "setup.output": memo(() =>
+    request("setup.output", {
+      lines: z
+        .array(
+          z
+            .object({
+              stream: z.enum(["stdout", "stderr"]),
+              text: text(SETUP_LIMITS.outputLineBytes),
+            })
+            .strict(),
+        )
+        .max(SETUP_LIMITS.outputLinesPerRequest),
+    }),
+  ),
+  /** The next piece of the setup's snapshot tar, in base64. */
+  "setup.snapshot": memo(() =>
+    request("setup.snapshot", { data: base64(SETUP_LIMITS.snapshotChunkBytes) }),
+  ),
+  /**
+   * A piece of the next checkpoint (checkpoint.ts): a part's pieces come in order (`offset`);
+   * a piece at offset 0 of the bundle begins a new checkpoint and drops one left unfinished.
+   */
+  "checkpoint.piece": memo(() =>
+    request("checkpoint.piece", {
+      part: z.enum(CHECKPOINT_PARTS),
+      offset: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+      data: base64(CHECKPOINT_LIMITS.pieceBytes),
+    }),
+  ),
+  /**
+   * The checkpoint is whole: the head the task branch is at, the tip of the bundle when it
+   * carries uncommitted work, the session the session part is, and how many turns came before.
+   */
+  "checkpoint.end": memo(() =>
+    request("checkpoint.end", {
+      head: z.string().regex(OID),
+      tip: z.string().regex(OID).optional(),
+      sessionId: z.string().regex(SESSION_ID).optional(),
+      turn: z.number().int().min(0).max(1_000_000),
+      bundleBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.bundleBytes),
+      sessionBytes: z.number().int().min(0).max(CHECKPOINT_LIMITS.sessionBytes),
+    }),
+  ),
+  /** Setup is over: how it ended, and whether the snapshot pieces sent make a whole snapshot. */
+  "setup.end": memo(() =>
+    request("setup.end", {
+      ok: z.boolean(),
+      timedOut: z.boolean(),
+      exitCode: z.number().int().min(-1).max(255).optional(),
+      error: text(4 * KiB).optional(),
+      durationMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(SETUP_LIMITS.timeoutSeconds * 2000),
+      snapshot: z.boolean(),
+    }),
+  ),
+};
+
+type RequestSchemas = typeof REQUEST_SCHEMAS;
+
+/** The value at `key` of `table` when `key` is one of its own names (never one it inherits). */
+function ownEntry<T extends object>(table: T, key: unknown): T[keyof T] | undefined {
+  return typeof key === "string" && Object.hasOwn(table, key) ? table[key as keyof T] : undefined;
+}
+
+export type ChannelRequest = {
+  [Op in keyof RequestSchemas]: z.infer<ReturnType<RequestSchemas[Op]>>;
+}[keyof RequestSchemas];
 export type ChannelOp = ChannelRequest["op"];
 
 /** Why the host did not do what a request asked: stable codes the runner can act on. */
@@ -301,33 +278,38 @@ function answerTo<const Op extends string, Fields extends z.ZodRawShape>(op: Op,
     .strict();
 }
 
-const responseSchema = memo(() =>
-  z.union([
-    answerTo("events", { recorded: z.number().int().min(0) }),
-    answerTo("inbox.next", { message: channelMessageSchema().optional() }),
-    answerTo("inbox.reply", {}),
-    answerTo("reply.file", {}),
+/**
+ * Each answer's schema by the op it answers, made on its first use, as the requests' are; the
+ * refusal of any request has one schema of its own.
+ */
+const RESPONSE_SCHEMAS = {
+  events: memo(() => answerTo("events", { recorded: z.number().int().min(0) })),
+  "inbox.next": memo(() => answerTo("inbox.next", { message: channelMessageSchema().optional() })),
+  "inbox.reply": memo(() => answerTo("inbox.reply", {})),
+  "reply.file": memo(() => answerTo("reply.file", {})),
+  "approval.ask": memo(() =>
     answerTo("approval.ask", {
       decision: z.enum(["allow", "deny"]),
       reason: z.string().max(4 * KiB),
     }),
-    answerTo("setup.start", { env: z.record(z.string(), z.string()) }),
-    answerTo("setup.output", { recorded: z.number().int().min(0) }),
-    answerTo("setup.snapshot", { bytes: z.number().int().min(0) }),
-    answerTo("setup.end", { kept: z.boolean() }),
-    answerTo("checkpoint.piece", {}),
-    answerTo("checkpoint.end", { seq: z.number().int().min(0) }),
-    z
-      .object({
-        v: z.literal(1),
-        id: z.number().int(),
-        ok: z.literal(false),
-        error: z
-          .object({ code: z.enum(CHANNEL_ERRORS), message: z.string().max(4 * KiB) })
-          .strict(),
-      })
-      .strict(),
-  ]),
+  ),
+  "setup.start": memo(() => answerTo("setup.start", { env: z.record(z.string(), z.string()) })),
+  "setup.output": memo(() => answerTo("setup.output", { recorded: z.number().int().min(0) })),
+  "setup.snapshot": memo(() => answerTo("setup.snapshot", { bytes: z.number().int().min(0) })),
+  "setup.end": memo(() => answerTo("setup.end", { kept: z.boolean() })),
+  "checkpoint.piece": memo(() => answerTo("checkpoint.piece", {})),
+  "checkpoint.end": memo(() => answerTo("checkpoint.end", { seq: z.number().int().min(0) })),
+} satisfies Record<keyof RequestSchemas, unknown>;
+
+const refusalSchema = memo(() =>
+  z
+    .object({
+      v: z.literal(1),
+      id: z.number().int(),
+      ok: z.literal(false),
+      error: z.object({ code: z.enum(CHANNEL_ERRORS), message: z.string().max(4 * KiB) }).strict(),
+    })
+    .strict(),
 );
 
 /** Parses one request line (without its newline). Returns the request or the error to answer. */
@@ -368,8 +350,9 @@ export function parseChannelRequest(
       message: `this host speaks channel version ${CHANNEL_VERSION}`,
     };
   }
-  const parsed = channelRequestSchema().safeParse(value);
-  if (!parsed.success) {
+  const schema = ownEntry(REQUEST_SCHEMAS, (value as { op?: unknown } | null)?.op);
+  const parsed = schema?.().safeParse(value);
+  if (parsed?.success !== true) {
     return { ok: false, id, code: "bad_request", message: "a request warden does not take" };
   }
   return { ok: true, request: parsed.data };
@@ -379,7 +362,11 @@ export function parseChannelRequest(
 export function parseChannelResponse(line: Uint8Array): ChannelResponse {
   if (line.byteLength > CHANNEL_LIMITS.responseBytes)
     throw new Error("a channel response over its limit");
-  return responseSchema().parse(JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line)));
+  const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(line));
+  const answer = value as { ok?: unknown; op?: unknown } | null;
+  const schema = answer?.ok === false ? refusalSchema : ownEntry(RESPONSE_SCHEMAS, answer?.op);
+  if (schema === undefined) throw new Error("a channel response to no request there is");
+  return schema().parse(value);
 }
 
 /** One line of the wire: JSON and a newline. */

@@ -87,7 +87,6 @@ export {
   CHANNEL_SOCKET,
   CHANNEL_LIMITS,
   CHANNEL_ERRORS,
-  channelRequestSchema,
   parseChannelRequest,
   parseChannelResponse,
   channelLine,

@@ -38,6 +38,7 @@ export class ListWatch {
       this.close();
     });
     this.#rescan();
+    this.#started = true;
   }
 
   /** Watches every unfinished task not yet watched, and drops the watches of finished ones. */

@@ -4,6 +4,7 @@
 // queue, whose oldest entries are dropped and counted in the next one sent.
 import { spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
+import { startDeadline } from "../lang/index.js";
 import { WEB_LIMITS } from "./limits.js";
 import type { Notification } from "./notifyEvents.js";
 
@@ -148,12 +149,13 @@ export class NotifyQueue {
   async #send(json: string): Promise<void> {
     let wait = this.#timing.backoffMs;
     for (let attempt = 1; ; attempt++) {
-      const signal = AbortSignal.any([
+      const deadline = startDeadline(
+        this.#timing.timeoutMs,
         this.#stop.signal,
-        AbortSignal.timeout(this.#timing.timeoutMs),
-      ]);
+        () => new Error(`no answer in ${this.#timing.timeoutMs} ms`),
+      );
       try {
-        await this.#deliver(json, signal);
+        await this.#deliver(json, deadline.signal).finally(deadline.clear);
         return;
       } catch (error) {
         if (this.#stop.signal.aborted) return;

@@ -58,6 +58,41 @@ test("a descriptor left non-blocking with its pipe full loses no byte and keeps 
       standardError.write("done\\n");
     `),
   );
+  const { stderr, got } = await throughSlowReader(writer);
+  assert.equal(stderr, "done\nstatus 0\n");
+  assert.equal(got.length, lines + 1);
+  got.slice(0, lines).forEach((line, i) => {
+    if (line !== `line ${i} ${"x".repeat(40)}`) assert.fail(`line ${i} reads ${line.slice(0, 60)}`);
+  });
+});
+
+test("a command that ends itself once its output is written loses no byte to a slow reader, and keeps its exit code", async () => {
+  // As the task verbs end (exitWhenWritten): the pipe is full and non-blocking, so part of the
+  // output waits in Node's stream when the command is done; the process must not end before it.
+  const lines = 20_000;
+  const streams = JSON.stringify(STREAMS);
+  const writer = shellLine([
+    "--import",
+    "tsx",
+    "--input-type=module",
+    "-e",
+    `import { exitWhenWritten, standardOut } from ${streams};
+     process.stdout;
+     for (let i = 0; i < ${lines}; i++) standardOut.write(\`line \${i} \${"x".repeat(40)}\\n\`);
+     process.exitCode = 3;
+     await exitWhenWritten();`,
+  ]);
+  const { stderr, got } = await throughSlowReader(writer);
+  assert.equal(stderr, "status 3\n");
+  assert.equal(got.length, lines + 1, "every line arrived");
+  assert.equal(got.at(-2), `line ${lines - 1} ${"x".repeat(40)}`);
+});
+
+/**
+ * Runs the shell line `writer` into a reader that sleeps 1.5 s before it reads, so the pipe fills;
+ * gives what the writer's stderr and exit status said and the lines the reader got.
+ */
+async function throughSlowReader(writer: string): Promise<{ stderr: string; got: string[] }> {
   const dir = await mkdtemp(join(tmpdir(), "warden-standard-out-"));
   try {
     const out = join(dir, "out");
@@ -65,17 +100,11 @@ test("a descriptor left non-blocking with its pipe full loses no byte and keeps 
       "-c",
       `${writer} | (sleep 1.5; cat > '${out}'); echo "status \${PIPESTATUS[0]}" >&2`,
     ]);
-    assert.equal(stderr, "done\nstatus 0\n");
-    const got = (await readFile(out, "utf8")).split("\n");
-    assert.equal(got.length, lines + 1);
-    got.slice(0, lines).forEach((line, i) => {
-      if (line !== `line ${i} ${"x".repeat(40)}`)
-        assert.fail(`line ${i} reads ${line.slice(0, 60)}`);
-    });
+    return { stderr, got: (await readFile(out, "utf8")).split("\n") };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-});
+}
 
 /** `node` with `args`, as one line for a shell. */
 function shellLine(args: string[]): string {

@@ -207,6 +207,7 @@ describe("notifications of warden serve", () => {
       assert.deepEqual(
         lines.map((n) => n.task.id),
         [next.id],
+        `the problems told: ${problems.join("; ")}`,
       );
       // The hang is a problem; on a loaded machine the next command's shell may outlive the
       // short timeout too, after it wrote its line, and be a second.
