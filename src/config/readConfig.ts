@@ -1,16 +1,15 @@
 // Finding and reading the config files: the user's, and the repository's at its top. Each is
 // read whole (it is small), never through a link, and checked against the schema of
 // configKeys.ts; every refusal names the file and the key.
-import { execFile } from "node:child_process";
 import { closeSync, constants, fstatSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { z } from "zod";
 import { cleanLine } from "../protocol/index.js";
 import { openNoFollowSync } from "../store/index.js";
 import { configFileSchema, type ConfigValues } from "./configKeys.js";
 import { BadConfigError } from "./errors.js";
 import { CONFIG_LIMITS } from "./limits.js";
+import { workingTreeTop } from "./workingTreeTop.js";
 
 export { userConfigPath } from "../store/index.js";
 
@@ -28,16 +27,8 @@ export const REPOSITORY_CONFIG = join(".warden", "config.yaml");
  * when the directory is in no working tree (not a repository, or a bare one).
  */
 export async function repositoryConfigPath(dir: string): Promise<string | undefined> {
-  try {
-    const { stdout } = await promisify(execFile)("git", ["rev-parse", "--show-toplevel"], {
-      cwd: dir,
-      encoding: "utf8",
-    });
-    const top = stdout.trim();
-    return top === "" ? undefined : join(top, REPOSITORY_CONFIG);
-  } catch {
-    return undefined;
-  }
+  const top = await workingTreeTop(dir);
+  return top === undefined ? undefined : join(top, REPOSITORY_CONFIG);
 }
 
 /** The file's bytes, or undefined when there is no file there. */

@@ -1,14 +1,15 @@
 // What the host keeps in a task's spec.json `settings`: the agent's settings (task.json without
 // the ids, which come from the spec at each attach) and the host's own choices for running it.
 // Values of variables passed in with --env are never stored: only their names.
-import { z } from "zod";
-import { errorMessage, memo } from "../lang/index.js";
+import * as z from "zod/mini";
+import { errorMessage } from "../lang/index.js";
 import {
   checkSettings,
   firstIssue,
   SETUP_LIMITS,
   type SetupSettings,
   LIMITS,
+  miniSchema,
   OID,
   workspaceNameProblem,
   type Settings,
@@ -33,93 +34,91 @@ export const MAX_REQUIRED_LABELS = 32;
 export const LABEL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_LABEL_VALUE_BYTES = 256;
 
-// Made on its first use (memo): building a schema of zod's takes a command's start milliseconds.
-const hostSettingsSchema = memo(() =>
-  z
-    .object({
-      version: z.literal(1),
-      /** task.json without taskId, parentTaskId and hop. */
-      guest: z.record(z.string(), z.unknown()),
-      sandbox: z.enum(SANDBOX_CHOICES),
-      allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
-      presets: z.array(z.string()).max(MAX_PRESETS),
-      envNames: z.array(z.string().regex(ENV_NAME)).max(MAX_ENV_NAMES),
-      /** The user's git directory, where the host borrows objects from and fetch writes. */
-      gitDir: z.string().min(1),
-      objectFormat: z.enum(["sha1", "sha256"]),
-      limits: z
-        .object({
-          memoryBytes: z.number().int().min(0).optional(),
-          processes: z.number().int().min(0).optional(),
-          diskBytes: z.number().int().min(0).optional(),
-        })
-        .strict()
-        .optional(),
-      /**
-       * How the host answers the agent's permission prompts beyond the agent's own `approve`
-       * policy: allow and deny rules by tool and pattern (see channel/toolRules.ts), and how long a
-       * prompt waits for a person under `prompt`.
-       */
-      approval: z
-        .object({
-          allow: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
-          deny: z.array(z.string().max(MAX_TOOL_RULE_BYTES)).max(MAX_TOOL_RULES),
-          timeoutSeconds: z
-            .number()
-            .int()
-            .min(1)
-            .max(HOST_LIMITS.maxApprovalTimeoutMs / 1000)
-            .optional(),
-        })
-        .strict()
-        .optional(),
-      /**
-       * The setup before the agent (docs/cli.md "Setup"): its commands and goal, time limit, the
-       * hosts and presets it may reach beside the agent's, the names of its own variables, and
-       * the paths and globs its cache key reads at the base (empty: the lockfiles).
-       */
-      setup: z
-        .object({
-          commands: z.array(z.string()).max(SETUP_LIMITS.commands),
-          goal: z.string().optional(),
-          timeoutSeconds: z.number().int().min(1).max(SETUP_LIMITS.timeoutSeconds),
-          allow: z.array(z.string()).max(MAX_ALLOW_ENTRIES),
-          presets: z.array(z.string()).max(MAX_PRESETS),
-          envNames: z.array(z.string().regex(ENV_NAME)).max(SETUP_LIMITS.envNames),
-          key: z.array(z.string().min(1).max(4096)).max(64),
-        })
-        .strict()
-        .optional(),
-      /**
-       * The repositories bound beside the task's own (--workspace), in binding order, each
-       * resolved to a commit when the task was made (see workspaceBindings.ts).
-       */
-      workspaces: z
+/** A list of texts of at most `max` entries. */
+const texts = (max: number, item = z.string()) => z.array(item).check(z.maxLength(max));
+
+/** A non-negative whole number, as a bound of the sandbox is. */
+const bound = () => z.optional(z.int().check(z.gte(0)));
+
+// Made on its first use: building a schema takes a command's start milliseconds, and a schema of
+// zod's mini build about half as many as a classic one (see protocol/miniSchema.ts).
+const hostSettingsSchema = miniSchema(() =>
+  z.strictObject({
+    version: z.literal(1),
+    /** task.json without taskId, parentTaskId and hop. */
+    guest: z.record(z.string(), z.unknown()),
+    sandbox: z.enum(SANDBOX_CHOICES),
+    allow: texts(MAX_ALLOW_ENTRIES),
+    presets: texts(MAX_PRESETS),
+    envNames: texts(MAX_ENV_NAMES, z.string().check(z.regex(ENV_NAME))),
+    /** The user's git directory, where the host borrows objects from and fetch writes. */
+    gitDir: z.string().check(z.minLength(1)),
+    objectFormat: z.enum(["sha1", "sha256"]),
+    limits: z.optional(
+      z.strictObject({ memoryBytes: bound(), processes: bound(), diskBytes: bound() }),
+    ),
+    /**
+     * How the host answers the agent's permission prompts beyond the agent's own `approve`
+     * policy: allow and deny rules by tool and pattern (see channel/toolRules.ts), and how long a
+     * prompt waits for a person under `prompt`.
+     */
+    approval: z.optional(
+      z.strictObject({
+        allow: texts(MAX_TOOL_RULES, z.string().check(z.maxLength(MAX_TOOL_RULE_BYTES))),
+        deny: texts(MAX_TOOL_RULES, z.string().check(z.maxLength(MAX_TOOL_RULE_BYTES))),
+        timeoutSeconds: z.optional(
+          z.int().check(z.gte(1), z.lte(HOST_LIMITS.maxApprovalTimeoutMs / 1000)),
+        ),
+      }),
+    ),
+    /**
+     * The setup before the agent (docs/cli.md "Setup"): its commands and goal, time limit, the
+     * hosts and presets it may reach beside the agent's, the names of its own variables, and
+     * the paths and globs its cache key reads at the base (empty: the lockfiles).
+     */
+    setup: z.optional(
+      z.strictObject({
+        commands: texts(SETUP_LIMITS.commands),
+        goal: z.optional(z.string()),
+        timeoutSeconds: z.int().check(z.gte(1), z.lte(SETUP_LIMITS.timeoutSeconds)),
+        allow: texts(MAX_ALLOW_ENTRIES),
+        presets: texts(MAX_PRESETS),
+        envNames: texts(SETUP_LIMITS.envNames, z.string().check(z.regex(ENV_NAME))),
+        key: texts(64, z.string().check(z.minLength(1), z.maxLength(4096))),
+      }),
+    ),
+    /**
+     * The repositories bound beside the task's own (--workspace), in binding order, each
+     * resolved to a commit when the task was made (see workspaceBindings.ts).
+     */
+    workspaces: z.optional(
+      z
         .array(
-          z
-            .object({
-              name: z.string().refine((n) => workspaceNameProblem(n) === undefined),
-              repo: z.string().min(1),
-              gitDir: z.string().min(1),
-              objectFormat: z.enum(["sha1", "sha256"]),
-              base: z.string().regex(OID),
-            })
-            .strict(),
+          z.strictObject({
+            name: z.string().check(z.refine((n) => workspaceNameProblem(n) === undefined)),
+            repo: z.string().check(z.minLength(1)),
+            gitDir: z.string().check(z.minLength(1)),
+            objectFormat: z.enum(["sha1", "sha256"]),
+            base: z.string().check(z.regex(OID)),
+          }),
         )
-        .max(LIMITS.workspaces)
-        .optional(),
-      /** The --skills directory (its real path) the share's copy of the skills is made from. */
-      skillsDir: z.string().min(1).optional(),
-      /**
-       * In a fleet, the labels a worker must have to run the task (`--require gpu=1`): a worker
-       * without every one of them leaves the task to another.
-       */
-      require: z
-        .record(z.string().regex(LABEL_NAME), z.string().max(MAX_LABEL_VALUE_BYTES))
-        .refine((r) => Object.keys(r).length <= MAX_REQUIRED_LABELS)
-        .optional(),
-    })
-    .strict(),
+        .check(z.maxLength(LIMITS.workspaces)),
+    ),
+    /** The --skills directory (its real path) the share's copy of the skills is made from. */
+    skillsDir: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * In a fleet, the labels a worker must have to run the task (`--require gpu=1`): a worker
+     * without every one of them leaves the task to another.
+     */
+    require: z.optional(
+      z
+        .record(
+          z.string().check(z.regex(LABEL_NAME)),
+          z.string().check(z.maxLength(MAX_LABEL_VALUE_BYTES)),
+        )
+        .check(z.refine((r) => Object.keys(r).length <= MAX_REQUIRED_LABELS)),
+    ),
+  }),
 );
 
 export type HostSettings = Omit<z.infer<ReturnType<typeof hostSettingsSchema>>, "guest"> & {

@@ -35,6 +35,7 @@ export {
   REPLY_FILES_NOTE,
 } from "./messageNotes.js";
 export { firstIssue } from "./schemaIssue.js";
+export { miniSchema } from "./miniSchema.js";
 export {
   MAX_COMMAND_ARGS,
   MAX_COMMAND_ARG_BYTES,
