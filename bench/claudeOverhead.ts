@@ -17,7 +17,8 @@ import { claudeUnavailable, startClaude } from "../test/support/claudeRun.js";
 import { startScriptedAnthropic, type ScriptedTurn } from "../test/support/scriptedAnthropic.js";
 import { makeRepo } from "../test/support/share.js";
 import { TRACE_ENV } from "../src/lang/index.js";
-import { pairedMedians, printComparison, timeWardenTask } from "./support/agentTask.js";
+import { printComparison, timeWardenTask } from "./support/agentTask.js";
+import { pairedMedians } from "./support/pairedRuns.js";
 import { printRun, readPhases } from "./support/phaseTable.js";
 
 const quick = process.argv.includes("--quick");

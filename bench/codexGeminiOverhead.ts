@@ -18,7 +18,8 @@ import { Tasks } from "../src/store/index.js";
 import { startScriptedGemini } from "../test/support/scriptedGemini.js";
 import { startScriptedOpenAI } from "../test/support/scriptedOpenAI.js";
 import { makeRepo } from "../test/support/share.js";
-import { pairedMedians, printComparison, timeWardenTask } from "./support/agentTask.js";
+import { printComparison, timeWardenTask } from "./support/agentTask.js";
+import { pairedMedians } from "./support/pairedRuns.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;

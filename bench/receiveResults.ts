@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pack as tarPack } from "tar-stream";
 import { LIMITS, formatResult, receiveResults } from "../src/protocol/index.js";
+import { median, pairedMedians } from "./support/pairedRuns.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -68,11 +69,6 @@ async function makeArchive(path: string): Promise<number> {
   const { size } = await file.stat();
   await file.close();
   return size;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 async function run(command: string, args: string[], stdout: "ignore" | number): Promise<void> {
@@ -146,28 +142,15 @@ try {
   const receiveOne = async (i: number): Promise<void> => {
     await receiveResults(createReadStream(archive), { dir: out(i) });
   };
-  // The bare copy and receiveResults run in pairs, one right after the other, so both of a pair
-  // see the same load from whatever else uses the disk; the ratio is the median of the pairs'.
-  const copies: number[] = [];
-  const receives: number[] = [];
-  const pairRatios: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    // Which goes first alternates, so neither always follows the other's leftover disk work.
-    let copyTook: number;
-    let receiveTook: number;
-    if (i % 2 === 0) {
-      copyTook = await time(copyBare, fresh, 1);
-      receiveTook = await time(receiveOne, fresh, 1);
-    } else {
-      receiveTook = await time(receiveOne, fresh, 1);
-      copyTook = await time(copyBare, fresh, 1);
-    }
-    copies.push(copyTook);
-    receives.push(receiveTook);
-    pairRatios.push(copyTook / receiveTook);
-  }
-  const nodeCopy = median(copies);
-  const receive = median(receives);
+  // The bare copy and receiveResults run in pairs, one right after the other (which goes first
+  // alternates), so both of a pair see the same load from whatever else uses the disk.
+  const paired = await pairedMedians(
+    RUNS,
+    () => time(copyBare, fresh, 1),
+    () => time(receiveOne, fresh, 1),
+  );
+  const nodeCopy = paired.base;
+  const receive = paired.warden;
   await devNull.close();
 
   const mbps = (seconds: number): string => `${(size / 1e6 / seconds).toFixed(0).padStart(6)} MB/s`;
@@ -184,7 +167,8 @@ try {
   );
   console.log(
     `throughput against the bare Node.js copy, median of ${RUNS} pairs: ` +
-      `${median(pairRatios).toFixed(2)}x`,
+      // RUNS is odd, so the inverse of the median of the time ratios is the median throughput ratio.
+      `${(1 / paired.ratio).toFixed(2)}x`,
   );
 } finally {
   await rm(root, { recursive: true, force: true });

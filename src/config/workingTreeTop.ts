@@ -3,10 +3,11 @@
 // config file asks, and a git process costs more than the rest of reading the config. Whatever
 // the walk cannot be sure of, git itself answers.
 import { execFile } from "node:child_process";
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, readSync } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { openNoFollowSync } from "../store/index.js";
 import { CONFIG_LIMITS } from "./limits.js";
 
 /**
@@ -87,10 +88,12 @@ async function lookAt(path: string): Promise<"repository" | "absent" | "unsure">
     const entry = await lstat(path);
     // Git refuses a repository another user owns unless its config says it is safe.
     if (entry.uid !== process.geteuid?.()) return "unsure";
-    if (entry.isFile()) return startsWith(path, "gitdir: ") ? "repository" : "unsure";
+    if (entry.isFile()) {
+      return readSmallFile(path)?.startsWith("gitdir: ") === true ? "repository" : "unsure";
+    }
     if (!entry.isDirectory()) return "unsure";
     await stat(join(path, "HEAD"));
-    const config = readHead(join(path, "config"));
+    const config = readSmallFile(join(path, "config"));
     return config === undefined || MOVED_WORKING_TREE.test(config) ? "unsure" : "repository";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -98,19 +101,14 @@ async function lookAt(path: string): Promise<"repository" | "absent" | "unsure">
   }
 }
 
-/** Whether the file at `path` begins with `prefix`. */
-function startsWith(path: string, prefix: string): boolean {
-  return readHead(path)?.startsWith(prefix) === true;
-}
-
 /**
  * A small file's text, never through a link; undefined when it cannot be read or is bigger than
  * CONFIG_LIMITS.gitFileBytes.
  */
-function readHead(path: string): string | undefined {
+function readSmallFile(path: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openNoFollowSync(path, constants.O_RDONLY);
   } catch {
     return undefined;
   }
