@@ -2,8 +2,9 @@
 // each in its own bwrap sandbox with its own network gate, in tasks per minute; against the same
 // number of `git bundle create` + `git clone` + `true` pipelines run together, and as many
 // `node -e 0` started together (each task starts its runner, a Node process, in its sandbox: no
-// rate above that one is in reach). The process shares one memo of sandbox checks among its
-// tasks, as a process that runs many tasks does. The CPU per task counts the whole machine.
+// rate above that one is in reach). The process shares one memo of sandbox checks and one meter
+// of workspaces among its tasks, as a process that runs many tasks does. The CPU per task counts
+// the whole machine.
 // With --trace, each task's phases are timed (WARDEN_TRACE) and the median and slowest of each
 // are printed, to show where the tasks wait for each other.
 // Run: npm run build && node --import tsx bench/taskConcurrency.ts [--quick] [--trace]
@@ -14,9 +15,10 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { createTask, executeTask, SandboxCheckMemo } from "../src/host/index.js";
+import { createTask, executeTask, SandboxCheckMemo, WorkspaceMeter } from "../src/host/index.js";
 import { TRACE_ENV, type TracedPhase } from "../src/lang/index.js";
 import { Tasks } from "../src/store/index.js";
+import { CLOCK_TICKS_PER_SECOND, machineCpuMs } from "./support/machineCpu.js";
 
 const quick = process.argv.includes("--quick");
 const TASKS = quick ? 10 : 100;
@@ -49,7 +51,7 @@ async function pipeline(i: number): Promise<void> {
 }
 
 const tasks = await Tasks.open({ dataDir: join(root, "data"), env: {} });
-const sandboxOptions = { checks: new SandboxCheckMemo() };
+const sandboxOptions = { checks: new SandboxCheckMemo(), meter: new WorkspaceMeter() };
 async function task(): Promise<string> {
   const { summary } = await createTask(tasks, {
     repo,
@@ -60,21 +62,6 @@ async function task(): Promise<string> {
   const env = traced ? { [TRACE_ENV]: join(root, "trace.jsonl") } : {};
   const outcome = await executeTask(tasks, summary.id, { env, sandboxOptions });
   return outcome.kind === "finished" ? outcome.terminal.state : outcome.kind;
-}
-
-/** The unit of the CPU times in /proc/self/stat (USER_HZ, 100 on every Linux architecture). */
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/**
- * CPU time, in ms, the whole machine spent (from /proc/stat): a sandbox's processes are reaped
- * inside its own PID namespace, so the children's times of /proc/self/stat miss most of them.
- */
-async function machineCpuMs(): Promise<number> {
-  const fields = (await readFile("/proc/stat", "utf8")).split("\n")[0]?.trim().split(/\s+/) ?? [];
-  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
-  const [user, nice, system, , , irq, softirq, steal] = fields.slice(1).map(Number);
-  const busy = [user, nice, system, irq, softirq, steal].reduce<number>((a, b) => a + (b ?? 0), 0);
-  return (busy * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** N `node -e 0` at once: the floor of anything that starts a Node process per task. */

@@ -10,7 +10,7 @@ export { bundleBase } from "./bundleBase.js";
 export { parseLabelWords, type Labels } from "./labelWords.js";
 export { executeTask, type ExecuteOutcome } from "./executeTask.js";
 export { trimHistoryCaches, type TrimOutcome } from "./historyCache/index.js";
-export { SandboxCheckMemo } from "../sandbox/index.js";
+export { SandboxCheckMemo, WorkspaceMeter } from "../sandbox/index.js";
 export { keptSandboxChecks } from "./keptSandboxChecks.js";
 export {
   fetchTask,
@@ -75,7 +75,7 @@ export { listFacts, type ListFacts } from "./listFacts.js";
 export { suspendWhenOf, suspendWhenText, type SuspendWhen } from "./suspendWhen.js";
 export { suspendedTask } from "./suspendedTask.js";
 export { relativeProgram, workingTreeChanges, type WorkingTreeChanges } from "./committedTree.js";
-export { CommandNotCommittedError } from "./errors.js";
+export { CommandNotCommittedError, DirectoryNotCommittedError } from "./errors.js";
 export { API_FAILURE_EVENT_TYPE } from "./apiFailure.js";
 export { taskSpend, BUDGET_EVENT_TYPE, USAGE_EVENT_TYPE, type SpendTotals } from "./taskSpend.js";
 export { HistoryCacheBusyError, HistoryCacheError } from "./errors.js";

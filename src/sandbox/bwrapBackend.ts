@@ -16,6 +16,7 @@ import { grantAccess } from "./grantAccess.js";
 import { describeIdentity } from "./sandboxIdentity.js";
 import { DENIED_SYSCALLS } from "./syscallTable.js";
 import { diskBoundReached, mib, type SandboxBound } from "./sandboxBounds.js";
+import { WorkspaceMeter } from "./workspaceMeter.js";
 import { planBwrap, type BwrapPlan } from "./planBwrap.js";
 import { planCgroup, type CgroupPlan } from "./planCgroup.js";
 import { BLOCK_FD, INFO_FD, renderBwrap } from "./renderBwrap.js";
@@ -71,6 +72,8 @@ const TRIAL_FIX =
 export interface BwrapBackendOptions extends BwrapHostOptions, CgroupHostOptions {
   /** The host's layout, for tests of the plan; probed from this machine by default. */
   host?: BwrapHost;
+  /** Measures the running sandboxes' workspaces; one of the backend's own by default. */
+  meter?: WorkspaceMeter;
 }
 
 function parseVersion(text: string): number[] | null {
@@ -152,9 +155,11 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
   readonly isolated = true;
   private readonly host: BwrapHost;
   private cgroups: Promise<CgroupHost> | undefined;
+  private readonly meter: WorkspaceMeter;
 
   constructor(private readonly options: BwrapBackendOptions = {}) {
     this.host = options.host ?? probeBwrapHost(options);
+    this.meter = options.meter ?? new WorkspaceMeter();
   }
 
   plan(request: SandboxRequest): BwrapPlan {
@@ -383,7 +388,7 @@ export class BwrapBackend implements SandboxBackend<BwrapPlan> {
         if (limits.processes !== undefined && (await cgroup?.processLimitReached()) === true)
           return { bound: "processes", detail: `the bound of ${limits.processes} processes` };
         if (limits.diskBytes !== undefined)
-          return diskBoundReached(request.workspace, limits.diskBytes, ended);
+          return diskBoundReached(request.workspace, limits.diskBytes, this.meter, ended);
         return null;
       },
       cleanup: async () => {

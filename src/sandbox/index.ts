@@ -28,3 +28,4 @@ export {
   BadSandboxIdentityError,
 } from "./errors.js";
 export type { SandboxBound } from "./sandboxBounds.js";
+export { WorkspaceMeter, type WorkspaceMeterOptions, type WorkspaceUse } from "./workspaceMeter.js";

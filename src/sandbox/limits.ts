@@ -53,6 +53,13 @@ export const SANDBOX_LIMITS = {
    */
   measureMs: 30_000,
   /**
+   * Workspaces one du measures together. Each path is at most PATH_MAX (4 KiB), so a round's
+   * argv and du's answer stay far below the kernel's argument limit and measureOutputBytes.
+   */
+  measureBatchDirs: 128,
+  /** What du may print for one batch: a total and a path per workspace. */
+  measureOutputBytes: 1 * MiB,
+  /**
    * After the sandbox has ended the host measures the workspace itself, this many entries at a
    * time (about 5 ms of synchronous calls) before it lets its event loop go, so the other tasks
    * of the process are not held up by a large workspace.

@@ -3,6 +3,7 @@ import { BwrapBackend, type BwrapBackendOptions } from "./bwrapBackend.js";
 import { NoneBackend, type NoneBackendOptions } from "./noneBackend.js";
 import type { SandboxBackend, SandboxName } from "./sandboxBackend.js";
 import type { SandboxCheckMemo } from "./sandboxCheckMemo.js";
+import type { WorkspaceMeter } from "./workspaceMeter.js";
 
 export const SANDBOX_NAMES: readonly SandboxName[] = ["bwrap", "none"];
 
@@ -14,6 +15,11 @@ export interface SandboxBackendOptions {
   none?: NoneBackendOptions;
   /** Where the checks before a task are remembered; without it each check is made anew. */
   checks?: SandboxCheckMemo;
+  /**
+   * Measures the workspaces of every sandbox started with these options together: a process
+   * that runs many tasks gives them one. Without it each backend has its own.
+   */
+  meter?: WorkspaceMeter;
 }
 
 export function sandboxBackend(name: "bwrap", options?: SandboxBackendOptions): BwrapBackend;
@@ -25,7 +31,9 @@ export function sandboxBackend(
 ): SandboxBackend {
   switch (name) {
     case "bwrap":
-      return new BwrapBackend(options.bwrap);
+      return new BwrapBackend(
+        options.meter === undefined ? options.bwrap : { ...options.bwrap, meter: options.meter },
+      );
     case "none":
       return new NoneBackend(options.none);
   }

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { diskBoundReached } from "../../src/sandbox/sandboxBounds.js";
+import { WorkspaceMeter } from "../../src/sandbox/workspaceMeter.js";
 import { measureSettledTree, type SettledWalk } from "../../src/sandbox/measureSettledTree.js";
 
 function du(dir: string, unit: "-B1" | "--inodes"): number {
@@ -99,13 +100,14 @@ test("the last look at a workspace of thousands of files starts no du", async (t
   t.after(() => {
     process.env.PATH = path;
   });
-  assert.equal(await diskBoundReached(dir, 1024 * 1024 * 1024, true), null);
+  const meter = new WorkspaceMeter();
+  assert.equal(await diskBoundReached(dir, 1024 * 1024 * 1024, meter, true), null);
   assert.deepEqual(
-    await diskBoundReached(dir, 1024 * 1024, true),
+    await diskBoundReached(dir, 1024 * 1024, meter, true),
     { bound: "disk", detail: "the workspace's disk bound of 1 MiB" },
     "a settled workspace over its bytes is seen",
   );
   await assert.rejects(readFile(mark), { code: "ENOENT" });
-  assert.equal(await diskBoundReached(dir, 1024 * 1024 * 1024, false), null);
+  assert.equal(await diskBoundReached(dir, 1024 * 1024 * 1024, meter, false), null);
   assert.match(await readFile(mark, "utf8"), /ran/, "a look while the sandbox runs uses du");
 });

@@ -3,7 +3,7 @@
 // (workerTask.ts), runs the reaper now and then, and on stop takes nothing more and lets what it
 // holds end within the grace, then hands the rest back.
 import { setTimeout as sleep } from "node:timers/promises";
-import { SandboxCheckMemo } from "../../host/index.js";
+import { SandboxCheckMemo, WorkspaceMeter } from "../../host/index.js";
 import { errorMessage } from "../../lang/index.js";
 import {
   AlreadyAttachedError,
@@ -50,6 +50,8 @@ export class Worker {
    * of a no-op task's time.
    */
   readonly #sandboxChecks = new SandboxCheckMemo();
+  /** One meter for every running task's workspace: two du per poll, not two per task. */
+  readonly #workspaceMeter = new WorkspaceMeter();
 
   constructor(settings: WorkerSettings) {
     this.#s = settings;
@@ -145,6 +147,7 @@ export class Worker {
         maxBaseBytes: this.#s.maxBaseBytes,
         env: this.#s.env,
         sandboxChecks: this.#sandboxChecks,
+        workspaceMeter: this.#workspaceMeter,
         warn: (task, text) => {
           this.#s.tell({ event: "warning", id: task, text });
         },

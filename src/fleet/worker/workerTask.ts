@@ -13,6 +13,7 @@ import {
   taskLayout,
   type ExecuteOutcome,
   type SandboxCheckMemo,
+  type WorkspaceMeter,
 } from "../../host/index.js";
 import { errorMessage } from "../../lang/index.js";
 import { cleanLine, WardenError } from "../../protocol/index.js";
@@ -40,6 +41,7 @@ export interface WorkerTaskContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The worker's memo of this machine's sandbox check, shared by the tasks it runs. */
   sandboxChecks: SandboxCheckMemo;
+  workspaceMeter: WorkspaceMeter;
   warn(id: string, text: string): void;
 }
 
@@ -121,7 +123,7 @@ export async function runWorkerTask(
         signal: run.signal,
         reporter: SILENT_REPORTER,
         history: mirror,
-        sandboxOptions: { checks: ctx.sandboxChecks },
+        sandboxOptions: { checks: ctx.sandboxChecks, meter: ctx.workspaceMeter },
       });
     } catch (error) {
       outcome = { kind: "refused", error };

@@ -1,0 +1,189 @@
+// How much disk running sandboxes' workspaces take, measured by du while their sandboxes may
+// still change them. One meter serves every sandbox of a process: the workspaces asked about
+// within one poll are measured together, by one du for bytes and one for entries, instead of two
+// du per sandbox. A spawn blocks the event loop for several milliseconds (more as the process
+// grows), so a fleet worker with forty running tasks spent most of a core starting du and ran
+// its event loop up to 0.8 s late (bench/runningTasks.ts).
+import { execFile } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { promisify } from "node:util";
+import { SANDBOX_LIMITS } from "./limits.js";
+
+const run = promisify(execFile);
+
+/** What du found for one workspace; null where it could not say. */
+export interface WorkspaceUse {
+  /** Bytes allocated (`du -B1`). */
+  readonly bytes: number | null;
+  /** Files, directories and links (`du --inodes`). */
+  readonly entries: number | null;
+}
+
+const UNKNOWN: WorkspaceUse = { bytes: null, entries: null };
+
+type Unit = "bytes" | "inodes";
+
+/**
+ * `du -s` totals for each of `dirs` in one process, by the path it printed. du walks with
+ * openat and never follows a link (-P), and -x keeps it on each directory's file system, so a
+ * tree a sandbox rearranges while it is read can neither lead it elsewhere nor hide from it. Each
+ * total ends in a NUL (-0), so no path can forge another's line. A directory du could not read
+ * to its end, or did not reach before its timeout, has no total.
+ */
+async function duTotals(
+  dirs: readonly string[],
+  unit: Unit,
+  timeoutMs: number,
+): Promise<Map<string, number>> {
+  const flag = unit === "bytes" ? "-B1" : "--inodes";
+  let stdout: string;
+  try {
+    ({ stdout } = await run("du", ["-s", "-x", "-P", "-0", flag, "--", ...dirs], {
+      timeout: timeoutMs,
+      maxBuffer: SANDBOX_LIMITS.measureOutputBytes,
+    }));
+  } catch (error) {
+    // du reports files removed while it walks, and exits 1; its totals still count the rest.
+    // After a timeout, the totals printed before it still hold.
+    const partial = (error as { stdout?: unknown }).stdout;
+    stdout = typeof partial === "string" ? partial : "";
+  }
+  const totals = new Map<string, number>();
+  const asked = new Set(dirs);
+  for (const record of stdout.split("\0")) {
+    const tab = record.indexOf("\t");
+    const total = Number(record.slice(0, tab));
+    const dir = record.slice(tab + 1);
+    if (tab > 0 && Number.isSafeInteger(total) && asked.has(dir)) totals.set(dir, total);
+  }
+  return totals;
+}
+
+/** The bytes and entries of each of `dirs`: two du processes per batch of them. */
+async function measureTogether(
+  dirs: readonly string[],
+  timeoutMs: number,
+): Promise<Map<string, WorkspaceUse>> {
+  const batches: string[][] = [];
+  for (let at = 0; at < dirs.length; at += SANDBOX_LIMITS.measureBatchDirs)
+    batches.push(dirs.slice(at, at + SANDBOX_LIMITS.measureBatchDirs));
+  const found = new Map<string, WorkspaceUse>();
+  await Promise.all(
+    batches.map(async (batch) => {
+      const [bytes, entries] = await Promise.all([
+        duTotals(batch, "bytes", timeoutMs),
+        duTotals(batch, "inodes", timeoutMs),
+      ]);
+      for (const dir of batch)
+        found.set(dir, { bytes: bytes.get(dir) ?? null, entries: entries.get(dir) ?? null });
+    }),
+  );
+  return found;
+}
+
+function complete(use: WorkspaceUse): boolean {
+  return use.bytes !== null && use.entries !== null;
+}
+
+/** The workspaces that wait for the next round, each with the promise of its answer. */
+interface Round {
+  readonly answers: Map<string, Promise<WorkspaceUse>>;
+  readonly tell: Map<string, (use: WorkspaceUse) => void>;
+}
+
+export interface WorkspaceMeterOptions {
+  /** The least time between the starts of two rounds; SANDBOX_LIMITS.boundPollMs. */
+  readonly gapMs?: number;
+  /** How long one du may walk before it is stopped; SANDBOX_LIMITS.measureMs. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Measures workspaces in rounds: a round starts at most once per gap and never while another
+ * runs, and takes every workspace asked about until it starts, all in one du pair. A workspace
+ * whose totals did not come back from it (too large to walk in time, or unreadable) is measured
+ * again on its own at once, beside the rounds; one whose own measurement also failed stays apart
+ * for as long as it is asked about. So one task's workspace costs the others at most one late
+ * round, never their measurements.
+ */
+export class WorkspaceMeter {
+  readonly #gapMs: number;
+  readonly #timeoutMs: number;
+  #waiting: Round | undefined;
+  #lastStart = Number.NEGATIVE_INFINITY;
+  /** The shared du of the round that runs; the next round starts after it. */
+  #running: Promise<void> = Promise.resolve();
+  /** Measurements of one workspace on its own that still run; an ask joins them. */
+  readonly #solo = new Map<string, Promise<WorkspaceUse>>();
+  /** Workspaces measured apart from the rounds: their own measurement failed. */
+  #apart = new Set<string>();
+
+  constructor(options: WorkspaceMeterOptions = {}) {
+    this.#gapMs = options.gapMs ?? SANDBOX_LIMITS.boundPollMs;
+    this.#timeoutMs = options.timeoutMs ?? SANDBOX_LIMITS.measureMs;
+  }
+
+  /** The workspace's use, as the next round (or its own measurement, still running) finds it. */
+  measure(workspace: string): Promise<WorkspaceUse> {
+    const solo = this.#solo.get(workspace);
+    if (solo !== undefined) return solo;
+    let round = this.#waiting;
+    if (round === undefined) {
+      const next: Round = { answers: new Map(), tell: new Map() };
+      round = next;
+      this.#waiting = next;
+      const wait = Math.max(0, this.#lastStart + this.#gapMs - performance.now());
+      setTimeout(() => {
+        void this.#start(next);
+      }, wait);
+    }
+    let answer = round.answers.get(workspace);
+    if (answer === undefined) {
+      const { tell } = round;
+      answer = new Promise<WorkspaceUse>((resolve) => tell.set(workspace, resolve));
+      round.answers.set(workspace, answer);
+    }
+    return answer;
+  }
+
+  async #start(round: Round): Promise<void> {
+    // Workspaces asked about while the previous round's du still runs join this one.
+    await this.#running;
+    this.#waiting = undefined;
+    this.#lastStart = performance.now();
+    const shared = this.#measureRound(round);
+    this.#running = shared;
+    await shared;
+  }
+
+  async #measureRound(round: Round): Promise<void> {
+    const dirs = [...round.tell.keys()];
+    // Only workspaces still asked about, or still measured, stay apart: the others have ended.
+    this.#apart = new Set(
+      [...this.#apart].filter((dir) => round.tell.has(dir) || this.#solo.has(dir)),
+    );
+    const together = dirs.filter((dir) => !this.#apart.has(dir));
+    const found =
+      together.length === 0
+        ? new Map<string, WorkspaceUse>()
+        : await measureTogether(together, this.#timeoutMs);
+    for (const dir of dirs) {
+      const tell = round.tell.get(dir) ?? (() => undefined);
+      const use = found.get(dir);
+      if (use !== undefined && complete(use)) tell(use);
+      else void this.#measureAlone(dir).then(tell);
+    }
+  }
+
+  /** One workspace by itself, beside the rounds; apart from them after a failure. */
+  #measureAlone(dir: string): Promise<WorkspaceUse> {
+    const solo = measureTogether([dir], this.#timeoutMs).then((found) => {
+      const use = found.get(dir) ?? UNKNOWN;
+      if (!complete(use)) this.#apart.add(dir);
+      this.#solo.delete(dir);
+      return use;
+    });
+    this.#solo.set(dir, solo);
+    return solo;
+  }
+}
