@@ -1,9 +1,15 @@
 // What `run`, `create` and `rerun` check before they write a task, so that a task that cannot run here
 // is refused instead of left behind as `created`: what every attach checks of the host (the
 // sandbox, the runner, the --env values, the API key, the agent's program), and that a command
-// agent's relative program is in the commit the task starts from.
+// agent's relative program, and the directory the agent runs in, are in the commit the task
+// starts from.
 import type { SandboxBackendOptions } from "../sandbox/index.js";
-import { checkCommittedProgram, committedProgram, relativeProgram } from "./committedTree.js";
+import {
+  checkCommittedDirectory,
+  checkCommittedProgram,
+  committedProgram,
+  relativeProgram,
+} from "./committedTree.js";
 import { readHostSettings } from "./hostSettings.js";
 import { checkLaunch } from "./preflight.js";
 import type { TaskStart } from "./resolveStart.js";
@@ -22,6 +28,8 @@ export async function checkBeforeCreate(
 ): Promise<void> {
   const host = readHostSettings("(new)", stored);
   await checkLaunch(host, checks.env, { sandboxOptions: checks.sandboxOptions });
+  const workdir = host.guest.workdir;
+  if (workdir !== undefined) await checkCommittedDirectory(start.repo, start.base, workdir);
   const program = relativeProgram(host.guest.command);
   if (program !== undefined) {
     checkCommittedProgram(await committedProgram(start.repo, start.base, program), start.base);

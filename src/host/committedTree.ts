@@ -3,7 +3,7 @@
 // commit, so the program is looked up there before a task is made; and the changes the working
 // tree holds beyond the commit are counted, so `run` can say that the task will not see them.
 import { cleanLine } from "../protocol/index.js";
-import { CommandNotCommittedError } from "./errors.js";
+import { CommandNotCommittedError, DirectoryNotCommittedError } from "./errors.js";
 import { hostGit } from "./hostGit.js";
 
 /** The committed program of a command, when its first word is a relative path. */
@@ -67,6 +67,47 @@ export function checkCommittedProgram(found: CommittedProgram, base: string): vo
       },
     );
   }
+}
+
+/**
+ * Whether `git ls-tree -z` output names `path` as a directory (a tree entry): a link committed in
+ * its place, a file, or nothing at all is not one. Pure.
+ */
+export function namesTree(lsTree: string, path: string): boolean {
+  return lsTree.split("\0").some((record) => {
+    const tab = record.indexOf("\t");
+    return (
+      tab > 0 && record.slice(tab + 1) === path && record.slice(0, tab).split(" ")[1] === "tree"
+    );
+  });
+}
+
+/**
+ * Refuses a task whose agent is to run in a directory (`--repo` named a subdirectory of the
+ * repository) that the start commit does not hold: the agent runs in a clone of the commit, so
+ * a directory only the working tree has is not there. `workdir` is relative to the top.
+ */
+export async function checkCommittedDirectory(
+  repo: string,
+  base: string,
+  workdir: string,
+): Promise<void> {
+  let out = "";
+  try {
+    ({ stdout: out } = await hostGit(
+      ["ls-tree", "-z", "--full-tree", "--end-of-options", base, "--", workdir],
+      { cwd: repo },
+    ));
+  } catch {
+    // A tree git cannot read for this path holds no directory there either.
+  }
+  if (namesTree(out, workdir)) return;
+  throw new DirectoryNotCommittedError(
+    `the directory ${cleanLine(workdir)} the agent is to run in is not in commit ${base.slice(0, 12)}: the agent runs in a clone of the commit, not in your working tree`,
+    {
+      hint: "commit the directory first, or run from (or pass --repo) a directory the commit has, such as the repository's top",
+    },
+  );
 }
 
 /** What the working tree holds beyond the commit it is at. */

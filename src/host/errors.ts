@@ -170,6 +170,15 @@ export class CommandNotCommittedError extends HostError {
   readonly exitClass = "usage";
 }
 
+/**
+ * The directory the agent is to run in (`--repo` at a subdirectory of the repository) is not a
+ * directory of the start commit: only the working tree has it.
+ */
+export class DirectoryNotCommittedError extends HostError {
+  readonly code: string = "DIRECTORY_NOT_COMMITTED";
+  readonly exitClass = "usage";
+}
+
 /** Another task kept the repository's history cache locked past HOST_LIMITS.historyLockWaitMs. */
 export class HistoryCacheBusyError extends HostError {
   static override readonly hint =

@@ -14,7 +14,7 @@ import { Tasks, type TaskEvent } from "../../src/store/index.js";
 import { makeRepo } from "../support/share.js";
 import { skipWhen, type SkipReason } from "../support/skipWhen.js";
 
-export { git, makeRepo, TEST_GIT_ENV } from "../support/share.js";
+export { git, gitWithInput, makeRepo, TEST_GIT_ENV } from "../support/share.js";
 
 /** The built CLI; the test script builds before it tests. */
 export const CLI_MAIN = fileURLToPath(new URL("../../dist/cli/warden.cjs", import.meta.url));
