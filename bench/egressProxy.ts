@@ -18,7 +18,7 @@ const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
 const OPENS = quick ? 200 : 1_000;
 const BULK_BYTES = (quick ? 32 : 128) * MiB;
-const BULK_RUNS = quick ? 5 : 9;
+const BULK_RUNS = quick ? 5 : 15;
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
 /** The target: on "send" it streams BULK_BYTES and ends; otherwise it only accepts. */
