@@ -101,6 +101,11 @@ try {
   console.log(`  ${"".padEnd(34)} ${"per task and second".padStart(42)}`);
   print(`${TASKS} plain sleeps (baseline)`, baseline);
   print(`${TASKS} warden tasks in bwrap`, warden);
+  const share = (w: Watched): string => `${((w.ownCpu * TASKS) / 10).toFixed(1)}%`;
+  console.log(
+    `  this process's share of one core: ${share(warden)} watching the tasks, ${share(baseline)} ` +
+      `with the plain sleeps; ratio of machine CPU ${(warden.machineCpu / baseline.machineCpu).toFixed(1)}x`,
+  );
   for (const task of await tasks.list()) await tasks.cancel(task.id).catch(() => undefined);
   await Promise.allSettled(running);
 } finally {

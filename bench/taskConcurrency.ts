@@ -2,9 +2,10 @@
 // each in its own bwrap sandbox with its own network gate, in tasks per minute; against the same
 // number of `git bundle create` + `git clone` + `true` pipelines run together, and as many
 // `node -e 0` started together (each task starts its runner, a Node process, in its sandbox: no
-// rate above that one is in reach). The process shares one memo of sandbox checks and one meter
-// of workspaces among its tasks, as a process that runs many tasks does. The CPU per task counts
-// the whole machine.
+// rate above that one is in reach), and as many bare sandboxes of warden's plan running `true`
+// and `node -e 0` (the floor of a task's CPU). The process shares one memo of sandbox checks and
+// one meter of workspaces among its tasks, as a process that runs many tasks does. The CPU per
+// task counts the whole machine.
 // With --trace, each task's phases are timed (WARDEN_TRACE) and the median and slowest of each
 // are printed, to show where the tasks wait for each other.
 // Run: npm run build && node --import tsx bench/taskConcurrency.ts [--quick] [--trace]
@@ -18,6 +19,8 @@ import { promisify } from "node:util";
 import { createTask, executeTask, SandboxCheckMemo, WorkspaceMeter } from "../src/host/index.js";
 import { TRACE_ENV, type TracedPhase } from "../src/lang/index.js";
 import { Tasks } from "../src/store/index.js";
+import { BwrapBackend } from "../src/sandbox/bwrapBackend.js";
+import { finish, makeTaskDirs, removeTaskDirs, request } from "../test/sandbox/sandboxFixture.js";
 import { CLOCK_TICKS_PER_SECOND, machineCpuMs } from "./support/machineCpu.js";
 
 const quick = process.argv.includes("--quick");
@@ -78,6 +81,29 @@ async function cpuMs(): Promise<{ own: number; children: number }> {
   return { own: ticks(11) + ticks(12), children: ticks(13) + ticks(14) };
 }
 
+/**
+ * N bwrap sandboxes at once, as warden plans them for a task (its bounds, its cgroups), each
+ * running `runner` instead of warden's runner: the wall time, and the machine's CPU per sandbox.
+ * With `true` it is the sandbox's own cost; with `node -e 0`, that and a bare Node start inside.
+ */
+async function sandboxFloor(runner: {
+  program: string;
+  args: string[];
+}): Promise<{ ms: number; cpuMs: number }> {
+  const dirs = await Promise.all(Array.from({ length: TASKS }, () => makeTaskDirs()));
+  try {
+    const before = await machineCpuMs();
+    const started = performance.now();
+    await Promise.all(
+      dirs.map(async (d) => finish(await new BwrapBackend().start(request(d, runner)))),
+    );
+    const ms = performance.now() - started;
+    return { ms, cpuMs: ((await machineCpuMs()) - before) / TASKS };
+  } finally {
+    await Promise.all(dirs.map((d) => removeTaskDirs(d)));
+  }
+}
+
 function perMinute(count: number, ms: number): number {
   return (count * 60_000) / ms;
 }
@@ -87,6 +113,8 @@ try {
   await Promise.all(Array.from({ length: TASKS }, (_, i) => pipeline(i)));
   const baseMs = performance.now() - started;
   const nodeMs = await nodeStarts(TASKS);
+  const bareSandbox = await sandboxFloor({ program: "/bin/true", args: [] });
+  const nodeSandbox = await sandboxFloor({ program: process.execPath, args: ["-e", "0", "--"] });
   const cpuBefore = await cpuMs();
   const machineBefore = await machineCpuMs();
   started = performance.now();
@@ -109,6 +137,18 @@ try {
   );
   console.log(
     `  CPU per task: ${((cpuAfter.own - cpuBefore.own) / TASKS).toFixed(0)} ms in this process, ${((cpuAfter.children - cpuBefore.children) / TASKS).toFixed(0)} ms in the children it reaped, ${((machineAfter - machineBefore) / TASKS).toFixed(0)} ms of the whole machine`,
+  );
+  for (const [what, floor] of [
+    ["true", bareSandbox],
+    ["node -e 0", nodeSandbox],
+  ] as const) {
+    console.log(
+      `  bwrap sandboxes as warden plans them, running ${what} ${(floor.ms / 1000).toFixed(1).padStart(6)} s  ${perMinute(TASKS, floor.ms).toFixed(0).padStart(6)} per minute, ${floor.cpuMs.toFixed(0)} ms of the whole machine each`,
+    );
+  }
+  const budget = (cpus().length * 60_000) / 600;
+  console.log(
+    `  600 tasks a minute on ${cpus().length} cores leave ${budget.toFixed(0)} ms of the machine's CPU per task`,
   );
   if (traced) await printPhases(join(root, "trace.jsonl"));
 } finally {
