@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { createTask } from "../host/index.js";
 import { openTasks } from "./context.js";
-import { warnUncommitted } from "./uncommittedWarning.js";
+import { lookAtWorkingTree, warnUncommitted } from "./uncommittedWarning.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
 import { detailsView, printJson } from "./taskView.js";
 import { standardOut } from "./standardStreams.js";
@@ -20,7 +20,7 @@ export function registerCreate(program: Command): void {
     const input = await taskInput(flags, argv);
     // What running it needs of this host is checked before the task is written.
     const { summary, start } = await createTask(tasks, input, { env: process.env });
-    await warnUncommitted(start.repo, start.base, input.command);
+    await warnUncommitted(lookAtWorkingTree(start.repo), start.base, input.command);
     if (flags.json === true) printJson(detailsView(await tasks.get(summary.id)));
     else standardOut.write(summary.id + "\n");
   });

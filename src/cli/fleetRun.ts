@@ -9,7 +9,7 @@ import { mayPrompt, promptApprovals } from "./approvalPrompt.js";
 import { exitForState } from "./exitCodes.js";
 import { failureTail } from "./failureTail.js";
 import { shownId } from "./shownIds.js";
-import { warnUncommitted } from "./uncommittedWarning.js";
+import { lookAtWorkingTree, warnUncommitted } from "./uncommittedWarning.js";
 import { detailsView, endLine, nextSteps, printJson } from "./taskView.js";
 import { eventLine } from "./eventLine.js";
 import { standardOut, standardError } from "./standardStreams.js";
@@ -28,7 +28,7 @@ export async function runOnFleet(
 ): Promise<void> {
   const { submitTask } = await import("../fleet/index.js");
   const { summary, start } = await submitTask(fleet, input);
-  await warnUncommitted(start.repo, start.base, input.command);
+  await warnUncommitted(lookAtWorkingTree(start.repo), start.base, input.command);
   const id = summary.id;
   if (how.detach === true) {
     if (how.json === true) printJson({ ...detailsView(await fleet.get(id)), detached: true });

@@ -1,4 +1,5 @@
 // `warden run`: create a task and run it, in the foreground or (--detach) in the background.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Command } from "commander";
 import {
   createTask,
@@ -11,7 +12,7 @@ import { UsageError } from "./cliErrors.js";
 import { collect, openStore } from "./context.js";
 import { runOnFleet } from "./fleetRun.js";
 import { parseRequire } from "./requireLabels.js";
-import { warnUncommitted } from "./uncommittedWarning.js";
+import { lookAtWorkingTree, warnUncommitted } from "./uncommittedWarning.js";
 import { detach } from "./detach.js";
 import { EXIT } from "./exitCodes.js";
 import { addTaskOptions, taskInput, type TaskFlags } from "./taskOptions.js";
@@ -84,14 +85,20 @@ async function runHere(tasks: Tasks, input: CreateTaskInput, flags: RunFlags): P
   const sandboxOptions = {
     checks: new SandboxCheckMemo({ passes: keptSandboxChecks(tasks.dataDir) }),
   };
-  const { summary, start } = await createTask(tasks, input, {
-    env: process.env,
-    sandboxOptions,
-  });
-  // The warning's look at the working tree (a git status) runs while the code that runs the
-  // task loads; it is printed before the run begins all the same.
-  const warned = warnUncommitted(start.repo, start.base, input.command);
+  const creating = createTask(tasks, input, { env: process.env, sandboxOptions });
+  // While createTask waits for git, the warning's look at the working tree (a git status of its
+  // own) runs, and the code that runs the task in the foreground loads: after this turn of the
+  // event loop, so that createTask's git processes have started first. The warning is still
+  // printed before the run begins.
+  const looked = lookAtWorkingTree(input.repo);
+  if (flags.detach !== true) void nextTurn().then(() => import("./foreground.js").then(noop, noop));
+  const { summary, start } = await creating;
+  const warned = warnUncommitted(looked, start.base, input.command);
   await runCreated(tasks, summary.id, { ...flags, sandboxOptions }, warned);
+}
+
+function noop(): void {
+  // A failure to load is met again, and reported, by runCreated's own import.
 }
 
 /** What `run` and `rerun` share: the flags that say how a task they made is run. */

@@ -37,13 +37,21 @@ export function uncommittedWarning(
   ];
 }
 
-/** Writes the warning to stderr, once, when there is one; a git failure here is not the task's. */
+/**
+ * Starts the look at the working tree the warning needs (a git status) and never rejects: a git
+ * failure here is not the task's, and undefined then says nothing is known.
+ */
+export function lookAtWorkingTree(dir: string): Promise<WorkingTreeChanges | undefined> {
+  return workingTreeChanges(dir).catch(() => undefined);
+}
+
+/** Writes the warning to stderr, once, when the look found one. */
 export async function warnUncommitted(
-  dir: string,
+  looked: Promise<WorkingTreeChanges | undefined>,
   base: string,
   command: readonly string[] | undefined,
 ): Promise<void> {
-  const changes = await workingTreeChanges(dir).catch(() => undefined);
+  const changes = await looked;
   if (changes === undefined) return;
   for (const line of uncommittedWarning(changes, base, command)) standardError.write(line + "\n");
 }
