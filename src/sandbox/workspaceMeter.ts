@@ -23,20 +23,29 @@ const UNKNOWN: WorkspaceUse = { bytes: null, entries: null };
 
 type Unit = "bytes" | "inodes";
 
+/** What one du printed: its totals, and how far along `dirs` it got. */
+interface DuRun {
+  /** The totals, by the path du printed. */
+  readonly totals: Map<string, number>;
+  /**
+   * The index in `dirs` of the directory du was walking when it was stopped at its timeout; the
+   * length of `dirs` when it ran to its end.
+   */
+  readonly reached: number;
+}
+
 /**
  * `du -s` totals for each of `dirs` in one process, by the path it printed. du walks with
  * openat and never follows a link (-P), and -x keeps it on each directory's file system, so a
  * tree a sandbox rearranges while it is read can neither lead it elsewhere nor hide from it. Each
- * total ends in a NUL (-0), so no path can forge another's line. A directory du could not read
- * to its end, or did not reach before its timeout, has no total.
+ * total ends in a NUL (-0), so no path can forge another's line. du prints each directory's
+ * total once it has walked it, in the order given, so a du stopped at its timeout has walked
+ * those before the last it printed.
  */
-async function duTotals(
-  dirs: readonly string[],
-  unit: Unit,
-  timeoutMs: number,
-): Promise<Map<string, number>> {
+async function duTotals(dirs: readonly string[], unit: Unit, timeoutMs: number): Promise<DuRun> {
   const flag = unit === "bytes" ? "-B1" : "--inodes";
   let stdout: string;
+  let stopped = false;
   try {
     ({ stdout } = await run("du", ["-s", "-x", "-P", "-0", flag, "--", ...dirs], {
       timeout: timeoutMs,
@@ -44,40 +53,61 @@ async function duTotals(
     }));
   } catch (error) {
     // du reports files removed while it walks, and exits 1; its totals still count the rest.
-    // After a timeout, the totals printed before it still hold.
-    const partial = (error as { stdout?: unknown }).stdout;
-    stdout = typeof partial === "string" ? partial : "";
+    // After a timeout (or any signal), the totals printed before it still hold.
+    const failed = error as { stdout?: unknown; killed?: unknown; signal?: unknown };
+    stopped = failed.killed === true || typeof failed.signal === "string";
+    stdout = typeof failed.stdout === "string" ? failed.stdout : "";
   }
+  const index = new Map(dirs.map((dir, i) => [dir, i]));
   const totals = new Map<string, number>();
-  const asked = new Set(dirs);
+  let last = -1;
   for (const record of stdout.split("\0")) {
     const tab = record.indexOf("\t");
     const total = Number(record.slice(0, tab));
-    const dir = record.slice(tab + 1);
-    if (tab > 0 && Number.isSafeInteger(total) && asked.has(dir)) totals.set(dir, total);
+    const at = index.get(record.slice(tab + 1));
+    if (tab <= 0 || !Number.isSafeInteger(total) || at === undefined) continue;
+    totals.set(record.slice(tab + 1), total);
+    last = Math.max(last, at);
   }
-  return totals;
+  return { totals, reached: stopped ? last + 1 : dirs.length };
 }
 
-/** The bytes and entries of each of `dirs`: two du processes per batch of them. */
+/**
+ * The bytes and entries of each of `dirs`, by two du processes per batch of them. A du stopped
+ * at its timeout leaves the directory it was walking without a total, and those after it, which
+ * it never reached, are measured by the next pair at once: many large workspaces that together
+ * take longer than the timeout are still measured together, a timeout's worth at a time.
+ */
 async function measureTogether(
   dirs: readonly string[],
   timeoutMs: number,
 ): Promise<Map<string, WorkspaceUse>> {
-  const batches: string[][] = [];
-  for (let at = 0; at < dirs.length; at += SANDBOX_LIMITS.measureBatchDirs)
-    batches.push(dirs.slice(at, at + SANDBOX_LIMITS.measureBatchDirs));
   const found = new Map<string, WorkspaceUse>();
-  await Promise.all(
-    batches.map(async (batch) => {
-      const [bytes, entries] = await Promise.all([
-        duTotals(batch, "bytes", timeoutMs),
-        duTotals(batch, "inodes", timeoutMs),
-      ]);
-      for (const dir of batch)
-        found.set(dir, { bytes: bytes.get(dir) ?? null, entries: entries.get(dir) ?? null });
-    }),
-  );
+  // Each pass ends at least one directory of every batch, so the passes end.
+  for (let pending = [...dirs]; pending.length > 0;) {
+    const batches: string[][] = [];
+    for (let at = 0; at < pending.length; at += SANDBOX_LIMITS.measureBatchDirs)
+      batches.push(pending.slice(at, at + SANDBOX_LIMITS.measureBatchDirs));
+    const unreached: string[] = [];
+    await Promise.all(
+      batches.map(async (batch) => {
+        const [bytes, entries] = await Promise.all([
+          duTotals(batch, "bytes", timeoutMs),
+          duTotals(batch, "inodes", timeoutMs),
+        ]);
+        const reached = Math.min(bytes.reached, entries.reached);
+        for (const [i, dir] of batch.entries()) {
+          if (i > reached) unreached.push(dir);
+          else
+            found.set(dir, {
+              bytes: bytes.totals.get(dir) ?? null,
+              entries: entries.totals.get(dir) ?? null,
+            });
+        }
+      }),
+    );
+    pending = unreached;
+  }
   return found;
 }
 
@@ -100,11 +130,11 @@ export interface WorkspaceMeterOptions {
 
 /**
  * Measures workspaces in rounds: a round starts at most once per gap and never while another
- * runs, and takes every workspace asked about until it starts, all in one du pair. A workspace
- * whose totals did not come back from it (too large to walk in time, or unreadable) is measured
- * again on its own at once, beside the rounds; one whose own measurement also failed stays apart
- * for as long as it is asked about. So one task's workspace costs the others at most one late
- * round, never their measurements.
+ * runs, and takes every workspace asked about until it starts, in one du pair (more when they
+ * do not fit one timeout: measureTogether). A workspace whose totals did not come back from it
+ * (too large to walk in time, or unreadable) is measured again on its own at once, beside the
+ * rounds; one whose own measurement also failed stays apart for as long as it is asked about.
+ * So one task's workspace costs the others at most one late round, never their measurements.
  */
 export class WorkspaceMeter {
   readonly #gapMs: number;

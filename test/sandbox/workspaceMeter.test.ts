@@ -137,6 +137,38 @@ describe("a workspace meter", () => {
     );
   });
 
+  test("workspaces du did not reach before its timeout are measured together by the next pair", async (t) => {
+    const root = await mkdtemp(join(tmpdir(), "warden-meter-"));
+    t.after(() => rm(root, { recursive: true, force: true }));
+    const [a, slow, b, c] = await Promise.all(
+      ["a", "slow", "b", "c"].map((name) => workspace(root, name, 2)),
+    );
+    if (a === undefined || slow === undefined || b === undefined || c === undefined)
+      throw new Error("no dirs");
+    const log = await loggingDu(t, slow);
+    const meter = new WorkspaceMeter({ gapMs: 0, timeoutMs: 700 });
+    const found = await Promise.all([a, slow, b, c].map((dir) => meter.measure(dir)));
+    for (const [i, dir] of [a, b, c].entries())
+      assert.deepEqual(found[i === 0 ? 0 : i + 1], {
+        bytes: du(dir, "-B1"),
+        entries: du(dir, "--inodes"),
+      });
+    assert.deepEqual(found[1], { bytes: null, entries: null });
+    const ran = (await runs(log)).map((run) => run.join(" "));
+    assert.deepEqual(
+      ran,
+      [
+        [a, slow, b, c].join(" "),
+        [a, slow, b, c].join(" "),
+        [b, c].join(" "),
+        [b, c].join(" "),
+        slow,
+        slow,
+      ],
+      "b and c, after the cut, were measured by one more pair, not one by one",
+    );
+  });
+
   test("a workspace that is gone has no totals, and the others still have theirs", async (t) => {
     const root = await mkdtemp(join(tmpdir(), "warden-meter-"));
     t.after(() => rm(root, { recursive: true, force: true }));
