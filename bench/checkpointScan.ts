@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { checkpointWorkspace } from "../src/guest/checkpointGit.js";
 import { gitEnvironment } from "../src/guest/gitSteps.js";
-import { median, runQuietly } from "./support/smallRepo.js";
+import { median } from "./support/median.js";
+import { runQuietly } from "./support/smallRepo.js";
 import { execFileSync } from "node:child_process";
 
 const FILES = 20_000;

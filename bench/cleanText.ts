@@ -2,6 +2,7 @@
 // plain decoding. Run: node --import tsx bench/cleanText.ts [--quick]
 import { performance } from "node:perf_hooks";
 import { cleanText } from "../src/protocol/index.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -60,11 +61,6 @@ function makeText(size: number, invalid: boolean): Buffer {
     }
   }
   return Buffer.concat(parts).subarray(0, size);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
 /** Median seconds of RUNS runs of `fn`, after one warm-up run. */

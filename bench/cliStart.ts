@@ -17,7 +17,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median, populate, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { populate, quick } from "./support/storeSetup.js";
 
 const CLI_MAIN =
   process.argv.find((arg) => arg.startsWith("--cli="))?.slice("--cli=".length) ??

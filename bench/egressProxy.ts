@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startProxy } from "../src/egress/index.js";
 import { startForwarder } from "./support/forwarder.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -39,14 +40,6 @@ const target = createServer((socket) => {
     pump();
   });
 });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 /** Opens a connection to the target, directly or through the proxy; resolves once usable. */
 function open(port: number, via: number | undefined): Promise<Socket> {

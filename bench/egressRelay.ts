@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startRelay } from "../src/egress/index.js";
 import { startForwarder } from "./support/forwarder.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const MiB = 1024 * 1024;
@@ -47,14 +48,6 @@ const upstream = createServer((req, res) => {
     res.end(JSON.stringify({ id: "msg_1", type: "message", received }));
   });
 });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 /** One request; resolves with the milliseconds it took and the bytes of the answer. */
 function timed(

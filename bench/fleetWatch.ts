@@ -11,7 +11,8 @@ import { FleetStore } from "../src/fleet/index.js";
 import { Tasks, type TaskAttachment, type TaskStore } from "../src/store/index.js";
 import { NatsServer } from "../test/support/natsServer.js";
 import { startLatencyReader } from "./support/latencyReader.js";
-import { fmt, median, percentile, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { fmt, percentile, quick } from "./support/storeSetup.js";
 
 const EVENTS = quick ? 100 : 300;
 const RUNS = quick ? 2 : 3;

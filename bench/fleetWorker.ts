@@ -19,7 +19,8 @@ import { FleetStore, openWorkerDir, submitTask, Worker } from "../src/fleet/inde
 import { createTask, executeTask, SandboxCheckMemo } from "../src/host/index.js";
 import { Tasks, type WaitOutcome } from "../src/store/index.js";
 import { NatsServer } from "../test/support/natsServer.js";
-import { fmt, median, percentile, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { fmt, percentile, quick } from "./support/storeSetup.js";
 import { makeSmallRepo } from "./support/smallRepo.js";
 
 const CLAIMS = quick ? 10 : 40;

@@ -20,7 +20,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { makeSmallRepo } from "./support/smallRepo.js";
-import { median, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { quick } from "./support/storeSetup.js";
 
 const RUNS = quick ? 3 : 7;
 /** The history's shape: enough commits and incompressible bytes to pass both floors. */

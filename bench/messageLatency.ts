@@ -24,6 +24,7 @@ import {
   type ScriptedTurn,
 } from "../test/support/scriptedAnthropic.js";
 import { startFakeHost } from "../test/guest/fakeHost.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
@@ -32,11 +33,6 @@ const SCRIPT: readonly ScriptedTurn[] = [
   { kind: "text", text: "Second answer." },
 ];
 const MESSAGE = "and a second question";
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** When the scripted API received its first and its second conversation request. */
 function turnTimes(api: ScriptedAnthropic): Promise<[number, number]> {

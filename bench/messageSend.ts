@@ -22,6 +22,7 @@ import {
   type ScriptedTurn,
 } from "../test/support/scriptedAnthropic.js";
 import { makeRepo } from "../test/support/share.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
@@ -36,11 +37,6 @@ const SCRIPT: readonly ScriptedTurn[] = [
   { kind: "text", text: "Step one is done." },
   { kind: "text", text: "Here is the one more thing." },
 ];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** When the scripted API received the request that ends the turn, and the one after it. */
 function gap(api: ScriptedAnthropic): Promise<number> {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startRelay, type RequestUsage, type SpendGate } from "../src/egress/index.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const REQUESTS = quick ? 200 : 1_000;
@@ -87,14 +88,6 @@ const upstream = createServer((req, res) => {
     res.end();
   });
 });
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 function timed(socketPath: string, agent: Agent, path: string, long: boolean): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GUEST_MAIN, TEST_GIT_ENV, git } from "../test/support/share.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const FILES = quick ? 1_000 : 10_000;
@@ -41,11 +42,6 @@ function timed(program: string, args: string[], env: NodeJS.ProcessEnv): Promise
       else reject(new Error(`${program} exited ${code}: ${Buffer.concat(stderr).toString()}`));
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function makeShare(root: string): Promise<string> {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { sandboxBackend, type SandboxBackend, type SandboxRequest } from "../src/sandbox/index.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 5 : 21;
@@ -30,11 +31,6 @@ const PROGRAMS: Program[] = [
   },
   { name: "true", program: "/bin/true", args: [], until: "exit" },
 ];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 /** Settles when `stream` gives its first byte (or ends without one). */
 function firstByte(stream: NodeJS.ReadableStream): Promise<void> {

@@ -11,7 +11,8 @@ import { performance } from "node:perf_hooks";
 import { createTask, executeTask } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
 import { writeFile } from "node:fs/promises";
-import { makeSmallRepo, median, runQuietly } from "./support/smallRepo.js";
+import { median } from "./support/median.js";
+import { makeSmallRepo, runQuietly } from "./support/smallRepo.js";
 
 const quick = process.argv.includes("--quick");
 const ROUNDS = quick ? 3 : 7;

@@ -12,15 +12,11 @@ import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AWAIT_RELEASE, idOf, runCli, taskWorkspace, workspace } from "../test/e2e/fixtures.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 7;
 const BLOB_BYTES = 64 * 1024 * 1024;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const start = performance.now();

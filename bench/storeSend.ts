@@ -5,7 +5,8 @@ import { open, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tasks } from "../src/store/index.js";
-import { fmt, median, populate, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { fmt, populate, quick } from "./support/storeSetup.js";
 
 const COUNT = quick ? 200 : 1000;
 const RUNS = quick ? 2 : 3;

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Tasks } from "../src/store/index.js";
 import { startLatencyReader } from "./support/latencyReader.js";
-import { fmt, median, percentile, quick } from "./support/storeSetup.js";
+import { median } from "./support/median.js";
+import { fmt, percentile, quick } from "./support/storeSetup.js";
 
 const EVENTS = quick ? 100 : 300;
 const RUNS = quick ? 2 : 3;

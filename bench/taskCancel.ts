@@ -11,14 +11,10 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createTask, executeTask, taskLayout } from "../src/host/index.js";
 import { Tasks } from "../src/store/index.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 9;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 const root = await mkdtemp(join(tmpdir(), "warden-bench-cancel-"));
 const repo = join(root, "repo");

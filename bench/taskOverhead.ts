@@ -19,8 +19,8 @@ import {
   SMALL_REPO_FILES,
   bundleCloneBaseline,
   makeSmallRepo,
-  median,
 } from "./support/smallRepo.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 11;

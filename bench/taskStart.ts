@@ -11,14 +11,10 @@ import { performance } from "node:perf_hooks";
 import type { Readable } from "node:stream";
 import { GUEST_MAIN, writeShare } from "../src/host/index.js";
 import { sandboxBackend } from "../src/sandbox/index.js";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 5 : 21;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 /** Settles at the first byte of `stream`. */
 function firstByte(stream: Readable): Promise<void> {

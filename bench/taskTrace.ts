@@ -17,8 +17,8 @@ import {
   SMALL_REPO_FILES,
   bundleCloneBaseline,
   makeSmallRepo,
-  median,
 } from "./support/smallRepo.js";
+import { median } from "./support/median.js";
 import type { TracedPhase } from "../src/lang/index.js";
 
 const quick = process.argv.includes("--quick");

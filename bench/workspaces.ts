@@ -10,15 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { median } from "./support/median.js";
 
 const quick = process.argv.includes("--quick");
 const RUNS = quick ? 3 : 9;
 const CLI = fileURLToPath(new URL("../dist/cli/warden.cjs", import.meta.url));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
 
 const root = await mkdtemp(join(tmpdir(), "warden-bench-workspaces-"));
 

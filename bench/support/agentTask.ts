@@ -4,7 +4,8 @@ import { performance } from "node:perf_hooks";
 import { createTask, executeTask } from "../../src/host/index.js";
 import type { AgentName } from "../../src/protocol/index.js";
 import type { Tasks } from "../../src/store/index.js";
-import { median, type PairedMedians } from "./pairedRuns.js";
+import { median } from "./median.js";
+import type { PairedMedians } from "./pairedRuns.js";
 
 /** Runs one do-nothing task of `agent` on `repo` to its end; rejects unless it succeeded. */
 export async function timeWardenTask(

@@ -1,10 +1,6 @@
-// Shared by the benchmarks that compare warden with a baseline: the median, and runs of the two
-// in pairs, side by side, so a machine whose speed drifts moves both of a pair alike.
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+// Shared by the benchmarks that compare warden with a baseline: runs of the two in pairs, side
+// by side, so a machine whose speed drifts moves both of a pair alike.
+import { median } from "./median.js";
 
 /** The medians of a baseline and of warden's run, and the median of their ratios run by run. */
 export interface PairedMedians {

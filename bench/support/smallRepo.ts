@@ -17,12 +17,6 @@ export function runQuietly(program: string, args: string[], cwd?: string): void 
   execFileSync(program, args, { env: GIT_ENV, stdio: "ignore", ...(cwd ? { cwd } : {}) });
 }
 
-/** The middle value of some measurements (the upper middle of an even count). */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
-}
-
 /** Makes the small repository at `root`/repo and returns its path. */
 export async function makeSmallRepo(root: string): Promise<string> {
   const repo = join(root, "repo");

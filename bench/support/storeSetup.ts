@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StoredSpec, TerminalRecord } from "../../src/store/index.js";
 import { IdGenerator } from "../../src/store/taskId.js";
+import { median } from "./median.js";
 
 export type Mix = "created" | "interrupted" | "finished";
 
@@ -58,14 +59,6 @@ export function populate(dataDir: string, count: number, mix: readonly Mix[]): s
     made.push(id);
   }
   return made;
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] ?? 0)
-    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 export function percentile(values: readonly number[], p: number): number {
