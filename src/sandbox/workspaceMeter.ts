@@ -115,11 +115,14 @@ function complete(use: WorkspaceUse): boolean {
   return use.bytes !== null && use.entries !== null;
 }
 
-/** The workspaces that wait for the next round, each with the promise of its answer. */
-interface Round {
-  readonly answers: Map<string, Promise<WorkspaceUse>>;
-  readonly tell: Map<string, (use: WorkspaceUse) => void>;
+/** One workspace's wait for a round: the answer given out, and how it is settled. */
+interface Waiting {
+  readonly answer: Promise<WorkspaceUse>;
+  readonly tell: (use: WorkspaceUse) => void;
 }
+
+/** The workspaces that wait for the next round. */
+type Round = Map<string, Waiting>;
 
 export interface WorkspaceMeterOptions {
   /** The least time between the starts of two rounds; SANDBOX_LIMITS.boundPollMs. */
@@ -159,7 +162,7 @@ export class WorkspaceMeter {
     if (solo !== undefined) return solo;
     let round = this.#waiting;
     if (round === undefined) {
-      const next: Round = { answers: new Map(), tell: new Map() };
+      const next: Round = new Map();
       round = next;
       this.#waiting = next;
       const wait = Math.max(0, this.#lastStart + this.#gapMs - performance.now());
@@ -167,13 +170,14 @@ export class WorkspaceMeter {
         void this.#start(next);
       }, wait);
     }
-    let answer = round.answers.get(workspace);
-    if (answer === undefined) {
-      const { tell } = round;
-      answer = new Promise<WorkspaceUse>((resolve) => tell.set(workspace, resolve));
-      round.answers.set(workspace, answer);
+    let waiting = round.get(workspace);
+    if (waiting === undefined) {
+      let tell: (use: WorkspaceUse) => void = () => undefined;
+      const answer = new Promise<WorkspaceUse>((resolve) => (tell = resolve));
+      waiting = { answer, tell };
+      round.set(workspace, waiting);
     }
-    return answer;
+    return waiting.answer;
   }
 
   async #start(round: Round): Promise<void> {
@@ -187,18 +191,16 @@ export class WorkspaceMeter {
   }
 
   async #measureRound(round: Round): Promise<void> {
-    const dirs = [...round.tell.keys()];
+    const dirs = [...round.keys()];
     // Only workspaces still asked about, or still measured, stay apart: the others have ended.
-    this.#apart = new Set(
-      [...this.#apart].filter((dir) => round.tell.has(dir) || this.#solo.has(dir)),
-    );
+    this.#apart = new Set([...this.#apart].filter((dir) => round.has(dir) || this.#solo.has(dir)));
     const together = dirs.filter((dir) => !this.#apart.has(dir));
     const found =
       together.length === 0
         ? new Map<string, WorkspaceUse>()
         : await measureTogether(together, this.#timeoutMs);
     for (const dir of dirs) {
-      const tell = round.tell.get(dir) ?? (() => undefined);
+      const tell = round.get(dir)?.tell ?? (() => undefined);
       const use = found.get(dir);
       if (use !== undefined && complete(use)) tell(use);
       else void this.#measureAlone(dir).then(tell);
