@@ -13,6 +13,7 @@ import {
   type ResumeReason,
 } from "../protocol/index.js";
 import type { AgentStepInput } from "./agentStepInput.js";
+import type { WorkspaceCheckpoint } from "./checkpointGit.js";
 import { Checkpointer } from "./checkpointer.js";
 import { AgentStartError } from "./errors.js";
 import { findSessionFile } from "./findSessionFile.js";
@@ -71,8 +72,11 @@ export interface Checkpoints {
   readonly boundary: () => void;
   /** The agent has exited: a checkpoint in progress finishes before its leftovers are stopped. */
   readonly settle: () => Promise<void>;
-  /** The agent has exited: the last checkpoint, then the connection closed. */
-  readonly finish: () => Promise<void>;
+  /**
+   * The agent has exited: the last checkpoint, then the connection closed. `finished` is the
+   * workspace part that finishing the workspace's git makes (Checkpointer.final).
+   */
+  readonly finish: (finished?: Promise<WorkspaceCheckpoint | undefined>) => Promise<void>;
 }
 
 /** Opens the checkpoints' connection; undefined when there is no host or it cannot be reached. */
@@ -131,10 +135,10 @@ export async function startCheckpoints(
       checkpointer.boundary();
     },
     settle: () => checkpointer.settle(),
-    finish: async () => {
+    finish: async (finished) => {
       clearInterval(timer);
       try {
-        await checkpointer.final();
+        await checkpointer.final(finished);
       } finally {
         channel.close();
       }

@@ -11,6 +11,7 @@ import { RUN_MARKER_VAR } from "./agentEnvironment.js";
 import { AgentOutput } from "./agentOutput.js";
 import { resumeRuns, runOnce, type RunEnd, type Runs } from "./agentRuns.js";
 import type { AgentStepInput } from "./agentStepInput.js";
+import type { WorkspaceCheckpoint } from "./checkpointGit.js";
 import { placeSession, startCheckpoints, type Checkpoints } from "./agentSession.js";
 import { HostChannel } from "./hostChannel.js";
 import { LiveAgent } from "./liveAgent.js";
@@ -69,8 +70,9 @@ export async function runAgentStep(
     () => ({ home, id: live?.sessionId }),
     warn,
   );
-  const lastCheckpoint = (): Promise<void> =>
-    trace.around("agent: last checkpoint", checkpoints?.finish() ?? Promise.resolve());
+  // Only the closing below may wait for finishing: the runner finishes once this step returns.
+  const lastCheckpoint = (finished?: Promise<WorkspaceCheckpoint | undefined>): Promise<void> =>
+    trace.around("agent: last checkpoint", checkpoints?.finish(finished) ?? Promise.resolve());
   let end: RunEnd;
   try {
     const { runs, task } = await trace.around(
@@ -90,7 +92,7 @@ export async function runAgentStep(
   }
   const closing = (async (): Promise<void> => {
     try {
-      await lastCheckpoint();
+      await lastCheckpoint(input.checkpoints?.finished);
       recordEnd(draft, end, host?.channel);
     } finally {
       host?.channel.close();

@@ -1,5 +1,6 @@
 // What the runner gives its agent step: the task, where it runs, and the runner's own means.
 import type { PhaseTrace } from "../lang/index.js";
+import type { WorkspaceCheckpoint } from "./checkpointGit.js";
 import type { Identity } from "./gitSteps.js";
 import type { MessageFilePlaces } from "./messageFiles.js";
 import type { Share } from "./readShare.js";
@@ -37,6 +38,12 @@ export interface AgentStepInput {
     readonly base: string;
     readonly identity: Identity;
     readonly gitEnv: Readonly<Record<string, string>>;
+    /**
+     * The workspace part of the last checkpoint, once the runner has finished the workspace's
+     * git after the agent (checkpointGit.ts, finishedCheckpoint). Absent when the last checkpoint
+     * must be taken before that finishing (a debug hold), when it takes the workspace itself.
+     */
+    readonly finished?: Promise<WorkspaceCheckpoint | undefined>;
   };
   /** Where the agent's run is timed when the host asked for a trace. */
   readonly trace?: PhaseTrace;

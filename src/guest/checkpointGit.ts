@@ -6,6 +6,7 @@
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CHECKPOINT_WIP_MESSAGE, TASK_BRANCH } from "../protocol/index.js";
+import type { FinishReport } from "./finishGit.js";
 import type { GitStep, Identity } from "./gitSteps.js";
 import { runGit, type GitContext } from "./runGit.js";
 
@@ -17,6 +18,28 @@ export interface WorkspaceCheckpoint {
   readonly tip?: string;
   /** The bundle of base..(tip or head); absent when that is the base itself. */
   readonly bundle?: string;
+}
+
+/**
+ * The workspace part of the last checkpoint, read off what finishing the workspace's git made
+ * once the agent was gone: its bundle of the task branch is the checkpoint's, and a commit of
+ * the leftovers is the tip of uncommitted work on the agent's own head, which a resume puts back
+ * as uncommitted changes. Undefined when finishing did not vouch for the whole workspace (it
+ * failed, or could not commit the leftovers): the checkpoint then takes the workspace itself.
+ * Pure.
+ */
+export function finishedCheckpoint(
+  report: Readonly<FinishReport>,
+  base: string,
+): WorkspaceCheckpoint | undefined {
+  const { head, bundle } = report;
+  if (head === undefined || report.leftoversFailed === true) return undefined;
+  if (!report.leftovers) {
+    if (head === base) return { head };
+    return bundle === undefined ? undefined : { head, bundle };
+  }
+  if (report.agentHead === undefined || bundle === undefined) return undefined;
+  return { head: report.agentHead, tip: head, bundle };
 }
 
 export interface CheckpointRepo {

@@ -15,7 +15,12 @@ import {
   type PhaseTrace,
 } from "../lang/index.js";
 import { CHECKPOINT_LIMITS, type CheckpointPart } from "../protocol/index.js";
-import { checkpointWorkspace, openCheckpointRepo, type CheckpointRepo } from "./checkpointGit.js";
+import {
+  checkpointWorkspace,
+  openCheckpointRepo,
+  type CheckpointRepo,
+  type WorkspaceCheckpoint,
+} from "./checkpointGit.js";
 import type { HostChannel } from "./hostChannel.js";
 import { GUEST_CHECKPOINT_LIMITS } from "./limits.js";
 
@@ -116,8 +121,12 @@ export class Checkpointer {
    * (the conversation's end, which a continuation resumes), within its bound. It is spared when
    * the last kept checkpoint began after the agent's last turn boundary and its session has not
    * grown since: that checkpoint already holds the end.
+   *
+   * With `finished`, the runner's finishing of the workspace's git (which runs meanwhile) gives
+   * the workspace part: the session is sent while it runs, and the workspace is not walked a
+   * second time. When it gives none, the checkpoint takes the workspace itself.
    */
-  async final(): Promise<void> {
+  async final(finished?: Promise<WorkspaceCheckpoint | undefined>): Promise<void> {
     if (this.#closed) return;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -129,7 +138,7 @@ export class Checkpointer {
         this.#input.progress("the last checkpoint already holds the agent's end");
         return;
       }
-      await this.#take();
+      await this.#take(finished);
     })();
     await within(last, GUEST_CHECKPOINT_LIMITS.finalMs);
     this.close();
@@ -185,13 +194,13 @@ export class Checkpointer {
   }
 
   /** Takes one checkpoint and sends it; a failure is a warning (the first) or progress. */
-  async #take(): Promise<void> {
+  async #take(finished?: Promise<WorkspaceCheckpoint | undefined>): Promise<void> {
     const started = this.#now();
     // Read before the checkpoint begins, so that anything after it counts as not covered.
     const turn = this.#turn;
     const sessionBytes = await this.#sessionBytes();
     try {
-      const seq = await this.#send();
+      const seq = await this.#send(finished);
       this.#covered = { turn, sessionBytes };
       this.#kept++;
       this.#input.progress(`checkpoint ${seq} kept (turn boundary ${this.#turn})`);
@@ -231,31 +240,69 @@ export class Checkpointer {
     );
   }
 
-  async #send(): Promise<number> {
-    const { channel, repo, gitEnv, scratch } = this.#input;
+  /**
+   * Sends one checkpoint: the workspace's changes and the session, then its end. Taken while the
+   * agent runs, the workspace goes first, as it was when the checkpoint began. Taken at the end
+   * from what finishing made, the session goes first, while finishing still runs: the agent is
+   * gone, so neither changes any more.
+   */
+  async #send(finished?: Promise<WorkspaceCheckpoint | undefined>): Promise<number> {
+    const trace = this.#input.trace ?? NO_TRACE;
+    if (finished === undefined) {
+      const workspace = await this.#ownWorkspace(trace);
+      const endSend = trace.start("checkpoint: send its files");
+      const bundleBytes = await this.#sendBundle(workspace);
+      const session = await this.#sendSession();
+      endSend();
+      return this.#end(trace, workspace, bundleBytes, session);
+    }
+    const session = await trace.around("checkpoint: send the session", this.#sendSession());
+    const workspace =
+      (await trace.around("checkpoint: wait for finishing", finished)) ??
+      (await this.#ownWorkspace(trace));
+    const bundleBytes = await trace.around(
+      "checkpoint: send the bundle",
+      this.#sendBundle(workspace),
+    );
+    return this.#end(trace, workspace, bundleBytes, session);
+  }
+
+  /** The workspace's changes, read by the checkpoints' own repository and index. */
+  async #ownWorkspace(trace: PhaseTrace): Promise<WorkspaceCheckpoint> {
+    const { repo, gitEnv, scratch } = this.#input;
     const file = join(scratch, "checkpoint.bundle");
     await rm(file, { force: true });
-    const trace = this.#input.trace ?? NO_TRACE;
     await this.#repoReady;
     const deadline = this.#gitDeadline();
-    const workspace = await trace
+    return trace
       .around(
         "checkpoint: the workspace's changes",
         checkpointWorkspace(repo, { env: gitEnv, signal: deadline.signal }, file),
       )
       .finally(deadline.clear);
-    const endSend = trace.start("checkpoint: send its files");
-    const bundleBytes =
-      workspace.bundle === undefined ? 0 : await this.#sendFile("bundle", workspace.bundle, false);
+  }
+
+  async #sendBundle(workspace: WorkspaceCheckpoint): Promise<number> {
+    return workspace.bundle === undefined ? 0 : this.#sendFile("bundle", workspace.bundle, false);
+  }
+
+  /** Sends the session file, when the agent names one that exists: its id and bytes sent. */
+  async #sendSession(): Promise<{ id: string; bytes: number } | undefined> {
     const session = await this.#input.sessionFile();
-    const sessionBytes =
-      session === undefined || !existsSync(session.path)
-        ? 0
-        : await this.#sendFile("session", session.path, true);
-    endSend();
+    if (session === undefined || !existsSync(session.path)) return undefined;
+    return { id: session.id, bytes: await this.#sendFile("session", session.path, true) };
+  }
+
+  async #end(
+    trace: PhaseTrace,
+    workspace: WorkspaceCheckpoint,
+    bundleBytes: number,
+    session: { id: string; bytes: number } | undefined,
+  ): Promise<number> {
+    const sessionBytes = session?.bytes ?? 0;
     const answer = await trace.around(
       "checkpoint: the host keeps it",
-      channel.request({
+      this.#input.channel.request({
         op: "checkpoint.end",
         head: workspace.head,
         ...(workspace.tip === undefined ? {} : { tip: workspace.tip }),

@@ -29,6 +29,10 @@ import { runGit, type GitContext } from "./runGit.js";
 export interface FinishReport {
   head?: string;
   leftovers: boolean;
+  /** The agent's own HEAD, under the commit of its leftovers, when the runner made one. */
+  agentHead?: string;
+  /** Committing the leftovers failed: head is the agent's, and its uncommitted work is not in it. */
+  leftoversFailed?: boolean;
   /** The path of changes.bundle, when there are changes and they passed every check. */
   bundle?: string;
   readonly warnings: string[];
@@ -111,13 +115,17 @@ async function readHead(git: GitContext): Promise<string> {
   return (await runGit(git, headStep(git.workspace))).stdout.trim();
 }
 
-/** Commits what the agent left uncommitted; true when there was something. */
-async function commitLeftovers(git: GitContext): Promise<boolean> {
+/**
+ * Commits what the agent left uncommitted; true when there was something. The agent's own HEAD,
+ * which the commit goes on top of, is read first into the report.
+ */
+async function commitLeftovers(git: GitContext, report: FinishReport): Promise<boolean> {
   const status = await runGit(git, statusStep(git.workspace));
   if (status.stdout === "") return false;
   await runGit(git, stageStep(git.workspace));
   const staged = await runGit(git, stagedStep(git.workspace), [0, 1]);
   if (staged.code === 0) return false;
+  report.agentHead = await readHead(git);
   await runGit(git, commitStep(git.workspace));
   return true;
 }
@@ -139,9 +147,10 @@ export async function finishGit(
   await restoreRepository(workspace, input.config);
 
   try {
-    report.leftovers = await commitLeftovers(git);
+    report.leftovers = await commitLeftovers(git, report);
     if (report.leftovers) input.progress("git: committed what the agent left uncommitted");
   } catch (error) {
+    report.leftoversFailed = true;
     // The agent's own commits are still worth sending without its leftovers.
     report.warnings.push(
       `could not commit what the agent left uncommitted: ${errorMessage(error)}`,

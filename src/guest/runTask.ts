@@ -34,6 +34,7 @@ import { startInsideService, type InsideService } from "./insideService.js";
 import { runAgentStep } from "./agentStep.js";
 import { startEgressForwarding, type EgressForwarding } from "./egressForwarding.js";
 import { GitDeadlineError, StoppedError, UsageError } from "./errors.js";
+import { finishedCheckpoint, type WorkspaceCheckpoint } from "./checkpointGit.js";
 import { finishGit, type FinishReport } from "./finishGit.js";
 import { GIT_STEP_DEADLINE_MS, gitEnvironment, identityOf } from "./gitSteps.js";
 import { startMetadataServer, type MetadataServer } from "./metadataServer.js";
@@ -107,6 +108,12 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
   let inside: InsideService | undefined;
   // The agent step's last checkpoint, which runs on while step 5 finishes the workspace's git.
   let agentClosing: Promise<Settled<void>> | undefined;
+  // What step 5 made, for that checkpoint's workspace part; settled on every way out, so the
+  // checkpoint never waits for a step 5 that does not come.
+  let finishedIs: (checkpoint: WorkspaceCheckpoint | undefined) => void = () => undefined;
+  const finished = new Promise<WorkspaceCheckpoint | undefined>((resolve) => {
+    finishedIs = resolve;
+  });
   try {
     // Steps 1 to 3: without the share, a server or a workspace there is nothing more to do.
     let prepared: PreparedWorkspace;
@@ -228,6 +235,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     } else {
       try {
         const agentStep = trace.start("agent step");
+        const holdsForDebug = share.settings.debug === true && inside !== undefined;
         let closing: Promise<void>;
         ({ stopped, closing } = await runAgentStep(
           {
@@ -251,6 +259,8 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
               base: prepared.base,
               identity: identityOf(share.settings),
               gitEnv,
+              // A debug hold takes the last checkpoint before step 5, so it cannot wait for it.
+              ...(holdsForDebug ? {} : { finished }),
             },
           },
           draft,
@@ -314,8 +324,9 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
     } catch (error) {
       fail(error);
     }
+    finishedIs(finishedCheckpoint(report, prepared.base));
     try {
-      const finished = await trace.around(
+      const finishedBound = await trace.around(
         "finish the bound workspaces",
         finishBound({
           prepared: bound,
@@ -326,15 +337,15 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
           fail,
         }),
       );
-      if (finished.length > 0) {
-        draft.workspaces = finished.map(({ name, base, head, leftovers }) => ({
+      if (finishedBound.length > 0) {
+        draft.workspaces = finishedBound.map(({ name, base, head, leftovers }) => ({
           name,
           base,
           leftovers,
           ...(head === undefined ? {} : { head }),
         }));
       }
-      for (const { name, bundle } of finished) {
+      for (const { name, bundle } of finishedBound) {
         if (bundle !== undefined) files.push({ name: workspaceBundleName(name), path: bundle });
       }
     } finally {
@@ -350,6 +361,7 @@ export async function runTask(options: RunTaskOptions): Promise<TaskOutcome> {
   } finally {
     // Only a failure that skipped step 5 leaves the checkpoint running: it ends before the scratch
     // directory it works in is removed.
+    finishedIs(undefined);
     await agentClosing;
     const closing = trace.start("close and clean up");
     inside?.close();

@@ -8,8 +8,9 @@ import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { checkpointWorkspace } from "../../src/guest/checkpointGit.js";
+import { checkpointWorkspace, finishedCheckpoint } from "../../src/guest/checkpointGit.js";
 import { nextCheckpointAt } from "../../src/guest/checkpointer.js";
+import { finishGit, type FinishReport } from "../../src/guest/finishGit.js";
 import { gitEnvironment } from "../../src/guest/gitSteps.js";
 import { restoreCheckpoint } from "../../src/guest/restoreCheckpoint.js";
 import {
@@ -122,6 +123,114 @@ describe("a checkpoint of the workspace", () => {
       join(root, "still.bundle"),
     );
     assert.deepEqual(taken, { head });
+  });
+});
+
+describe("the last checkpoint read off finishing the workspace's git", () => {
+  let root = "";
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), "warden-finished-checkpoint-"));
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  test("restores the agent's commit at its head and its leftovers as uncommitted work", async () => {
+    const { repo: agent, head: base } = await makeRepo(join(root, "agent"), {
+      files: { "README.md": "# a project\n", "gone.txt": "to be deleted\n" },
+    });
+    // As the runner prepares it: the task's identity in the repository's own config.
+    await git(agent, "config", "user.name", "warden");
+    await git(agent, "config", "user.email", "warden@localhost");
+    await git(agent, "switch", "--quiet", "-c", "warden/task");
+    await writeFile(join(agent, "committed.txt"), "committed\n");
+    await git(agent, "add", "committed.txt");
+    await git(agent, "commit", "--quiet", "-m", "the agent's commit");
+    const agentHead = await git(agent, "rev-parse", "HEAD");
+    await writeFile(join(agent, "README.md"), "# changed, not committed\n");
+    await writeFile(join(agent, "new.txt"), "new, untracked\n");
+    await unlink(join(agent, "gone.txt"));
+    const statusBefore = await git(agent, "status", "--porcelain");
+
+    const env = gitEnvironment(process.env.PATH ?? "/usr/bin:/bin", root);
+    const scratch = join(root, "scratch");
+    await git(root, "init", "--quiet", scratch);
+    const report: FinishReport = { leftovers: false, warnings: [] };
+    await finishGit(
+      {
+        git: { workspace: agent, env, signal: new AbortController().signal },
+        base,
+        config: await readFile(join(agent, ".git", "config")),
+        scratch,
+        progress: () => undefined,
+        bundleName: CHECKPOINT_SHARE_FILES.bundle,
+      },
+      report,
+    );
+    assert.deepEqual(report.warnings, []);
+    assert.equal(report.leftovers, true);
+    const taken = finishedCheckpoint(report, base);
+    assert.deepEqual(taken, { head: agentHead, tip: report.head, bundle: report.bundle });
+    assert.equal(checkBundle(await readBundleHeaderFile(taken.bundle ?? ""), base), taken.tip);
+
+    const fresh = join(root, "fresh");
+    await git(root, "clone", "--quiet", "--branch", "main", agent, fresh);
+    await git(fresh, "switch", "--quiet", "--detach", base);
+    await git(fresh, "switch", "--quiet", "-c", "warden/task");
+    await restoreCheckpoint(
+      scratch,
+      { reason: "suspended", head: taken.head, tip: taken.tip },
+      { workspace: fresh, env, signal: new AbortController().signal },
+      () => undefined,
+    );
+    assert.equal(
+      await git(fresh, "rev-parse", "HEAD"),
+      agentHead,
+      "the branch is at the agent's head",
+    );
+    assert.equal(await readFile(join(fresh, "README.md"), "utf8"), "# changed, not committed\n");
+    assert.equal(await readFile(join(fresh, "new.txt"), "utf8"), "new, untracked\n");
+    assert.equal(existsSync(join(fresh, "gone.txt")), false);
+    assert.equal(
+      await git(fresh, "status", "--porcelain"),
+      statusBefore,
+      "the same work is uncommitted",
+    );
+  });
+
+  test("is the base alone when nothing changed, and the head's bundle when all was committed", () => {
+    const base = "a".repeat(40);
+    const head = "b".repeat(40);
+    assert.deepEqual(finishedCheckpoint({ leftovers: false, warnings: [], head: base }, base), {
+      head: base,
+    });
+    assert.deepEqual(
+      finishedCheckpoint({ leftovers: false, warnings: [], head, bundle: "/s/c.bundle" }, base),
+      { head, bundle: "/s/c.bundle" },
+    );
+  });
+
+  test("is none when finishing did not vouch for the whole workspace", () => {
+    const base = "a".repeat(40);
+    const head = "b".repeat(40);
+    const none: [string, FinishReport][] = [
+      ["finishing failed before it read a head", { leftovers: false, warnings: [] }],
+      ["the changes were refused (no bundle)", { leftovers: false, warnings: [], head }],
+      [
+        "the leftovers could not be committed",
+        { leftovers: false, leftoversFailed: true, warnings: [], head, bundle: "/s/c.bundle" },
+      ],
+      [
+        "the agent's own head under the leftovers is unknown",
+        { leftovers: true, warnings: [], head, bundle: "/s/c.bundle" },
+      ],
+      [
+        "the leftovers' bundle was refused",
+        { leftovers: true, agentHead: base, warnings: [], head },
+      ],
+    ];
+    for (const [why, report] of none)
+      assert.equal(finishedCheckpoint(report, base), undefined, why);
   });
 });
 

@@ -3,15 +3,16 @@
 // hold it, and an agent that keeps no session gets none.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test, type TestContext } from "node:test";
+import type { WorkspaceCheckpoint } from "../../src/guest/checkpointGit.js";
 import { Checkpointer } from "../../src/guest/checkpointer.js";
 import { gitEnvironment } from "../../src/guest/gitSteps.js";
 import { HostChannel } from "../../src/guest/hostChannel.js";
 import { phaseTrace, type PhaseTrace, type TracedPhase } from "../../src/lang/index.js";
-import { makeRepo } from "../support/share.js";
+import { git, makeRepo } from "../support/share.js";
 import { startFakeHost, type FakeHost } from "./fakeHost.js";
 
 describe("the checkpoint as the agent ends", () => {
@@ -174,6 +175,62 @@ describe("the checkpoint as the agent ends", () => {
       ],
     );
     for (const phase of phases) assert.ok(phase.end >= phase.start, phase.name);
+  });
+
+  test("the last checkpoint sends the session while finishing runs, then finishing's bundle", async (t) => {
+    const phases: TracedPhase[] = [];
+    const trace = phaseTrace("guest", (phase) => phases.push(phase));
+    const { checkpointer, host, workspace } = await setUp(t, "finished", true, undefined, trace);
+    // Finishing committed the agent's work: its bundle of the task branch is the checkpoint's.
+    const agentHead = await git(workspace, "rev-parse", "HEAD");
+    await git(workspace, "switch", "--quiet", "-c", "warden/task");
+    await writeFile(join(workspace, "left.txt"), "left uncommitted, committed by finishing\n");
+    await git(workspace, "add", "left.txt");
+    await git(workspace, "commit", "--quiet", "-m", "leftovers");
+    const tip = await git(workspace, "rev-parse", "HEAD");
+    const bundle = join(root, "finished", "changes.bundle");
+    await git(workspace, "bundle", "create", "--quiet", bundle, "warden/task", `^${agentHead}`);
+    let finishedIs: (checkpoint: WorkspaceCheckpoint | undefined) => void = () => undefined;
+    const finished = new Promise<WorkspaceCheckpoint | undefined>((resolve) => {
+      finishedIs = resolve;
+    });
+    const ending = checkpointer.final(finished);
+    await host.waitFor(
+      (r) => r.request.op === "checkpoint.piece" && r.request.part === "session",
+      20_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(host.checkpoints.length, 0, "the checkpoint ended before finishing did");
+    finishedIs({ head: agentHead, tip, bundle });
+    await ending;
+    assert.equal(host.checkpoints.length, 1);
+    const kept = host.checkpoints[0];
+    assert.equal(kept?.head, agentHead);
+    assert.equal(kept.tip, tip);
+    assert.equal(kept.sessionId, "session-1");
+    assert.deepEqual(kept.bundle, await readFile(bundle), "finishing's bundle, byte for byte");
+    assert.deepEqual(
+      phases.map((phase) => phase.name),
+      [
+        "checkpoint: send the session",
+        "checkpoint: wait for finishing",
+        "checkpoint: send the bundle",
+        "checkpoint: the host keeps it",
+      ],
+      "the workspace was not walked again",
+    );
+  });
+
+  test("when finishing gives no workspace part, the last checkpoint takes the workspace itself", async (t) => {
+    const { checkpointer, host, workspace } = await setUp(t, "unfinished", true);
+    const head = await git(workspace, "rev-parse", "HEAD");
+    await writeFile(join(workspace, "left.txt"), "left uncommitted\n");
+    await checkpointer.final(Promise.resolve(undefined));
+    assert.equal(host.checkpoints.length, 1);
+    const kept = host.checkpoints[0];
+    assert.equal(kept?.head, head);
+    assert.notEqual(kept.tip, undefined, "the uncommitted file is its own tip");
+    assert.notEqual(kept.bundle, undefined);
   });
 
   test("an agent that keeps no session gets no checkpoint at its end", async (t) => {

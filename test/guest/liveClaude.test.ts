@@ -180,7 +180,7 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     );
   });
 
-  test("what the agent left uncommitted is in its last checkpoint and in its results, and the runner finishes the workspace's git while that checkpoint runs", async (t) => {
+  test("what the agent left uncommitted is in its last checkpoint and in its results, one commit made once, and the runner finishes the workspace's git while that checkpoint runs", async (t) => {
     const api = await scriptedApi(t, [
       {
         kind: "tool_use",
@@ -198,6 +198,10 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     const last = host.checkpoints.at(-1);
     assert.ok(last?.tip !== undefined, "the last checkpoint commits the uncommitted file");
     assert.match(last.bundle?.subarray(0, 20).toString("utf8") ?? "", /^# v[23] git bundle/);
+    // The workspace is not walked a second time: the checkpoint's tip is the results' own commit
+    // of the leftovers, on the agent's head.
+    assert.equal(last.tip, result.head);
+    assert.equal(last.head, result.base);
     assert.equal(
       await git(run.repo, "show", `${await fetchChanges(run, "left")}:left.txt`),
       "left",
