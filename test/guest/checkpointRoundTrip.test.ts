@@ -20,15 +20,15 @@ import {
 } from "../../src/protocol/index.js";
 import { git, makeRepo } from "../support/share.js";
 
-describe("a checkpoint of the workspace", () => {
-  let root = "";
-  before(async () => {
-    root = await mkdtemp(join(tmpdir(), "warden-checkpoint-"));
-  });
-  after(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
+let root = "";
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), "warden-checkpoint-"));
+});
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
 
+describe("a checkpoint of the workspace", () => {
   test("restores committed and uncommitted work into a fresh clone of the base", async () => {
     const { repo: agent, head: base } = await makeRepo(join(root, "agent"), {
       files: {
@@ -127,16 +127,9 @@ describe("a checkpoint of the workspace", () => {
 });
 
 describe("the last checkpoint read off finishing the workspace's git", () => {
-  let root = "";
-  before(async () => {
-    root = await mkdtemp(join(tmpdir(), "warden-finished-checkpoint-"));
-  });
-  after(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
-
   test("restores the agent's commit at its head and its leftovers as uncommitted work", async () => {
-    const { repo: agent, head: base } = await makeRepo(join(root, "agent"), {
+    const dir = join(root, "finished");
+    const { repo: agent, head: base } = await makeRepo(join(dir, "agent"), {
       files: { "README.md": "# a project\n", "gone.txt": "to be deleted\n" },
     });
     // As the runner prepares it: the task's identity in the repository's own config.
@@ -152,9 +145,9 @@ describe("the last checkpoint read off finishing the workspace's git", () => {
     await unlink(join(agent, "gone.txt"));
     const statusBefore = await git(agent, "status", "--porcelain");
 
-    const env = gitEnvironment(process.env.PATH ?? "/usr/bin:/bin", root);
-    const scratch = join(root, "scratch");
-    await git(root, "init", "--quiet", scratch);
+    const env = gitEnvironment(process.env.PATH ?? "/usr/bin:/bin", dir);
+    const scratch = join(dir, "scratch");
+    await git(dir, "init", "--quiet", scratch);
     const report: FinishReport = { leftovers: false, warnings: [] };
     await finishGit(
       {
@@ -173,8 +166,8 @@ describe("the last checkpoint read off finishing the workspace's git", () => {
     assert.deepEqual(taken, { head: agentHead, tip: report.head, bundle: report.bundle });
     assert.equal(checkBundle(await readBundleHeaderFile(taken.bundle ?? ""), base), taken.tip);
 
-    const fresh = join(root, "fresh");
-    await git(root, "clone", "--quiet", "--branch", "main", agent, fresh);
+    const fresh = join(dir, "fresh");
+    await git(dir, "clone", "--quiet", "--branch", "main", agent, fresh);
     await git(fresh, "switch", "--quiet", "--detach", base);
     await git(fresh, "switch", "--quiet", "-c", "warden/task");
     await restoreCheckpoint(
