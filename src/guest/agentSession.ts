@@ -70,6 +70,8 @@ function resumeMessage(reason: ResumeReason, prompt: string): string {
 /** The checkpoints of a run, on a connection of their own, and how to end them. */
 export interface Checkpoints {
   readonly boundary: () => void;
+  /** The runner closed the agent's input: its exit is near (Checkpointer.ending). */
+  readonly ending: () => void;
   /** The agent has exited: a checkpoint in progress finishes before its leftovers are stopped. */
   readonly settle: () => Promise<void>;
   /**
@@ -133,6 +135,9 @@ export async function startCheckpoints(
   return {
     boundary: () => {
       checkpointer.boundary();
+    },
+    ending: () => {
+      checkpointer.ending();
     },
     settle: () => checkpointer.settle(),
     finish: async (finished) => {

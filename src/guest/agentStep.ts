@@ -162,7 +162,9 @@ async function prepareAgent(
       progress: input.progress,
       warn,
       files: input.messageFiles,
-      ...(checkpoints === undefined ? {} : { onBoundary: checkpoints.boundary }),
+      ...(checkpoints === undefined
+        ? {}
+        : { onBoundary: checkpoints.boundary, onEnding: checkpoints.ending }),
     }),
     output: new AgentOutput(input.scratch),
     home,

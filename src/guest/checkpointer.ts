@@ -71,6 +71,8 @@ export class Checkpointer {
   #spentMs = 0;
   #lastEndedAt: number | undefined;
   #turn = 0;
+  /** The runner closed the agent's input: the agent's exit, and its last checkpoint, are near. */
+  #ending = false;
   #running: Promise<void> | undefined;
   /** A boundary came while one ran: one more is taken after it. */
   #again = false;
@@ -92,6 +94,29 @@ export class Checkpointer {
 
   /** A turn boundary: a checkpoint now, or as soon as the throttle allows. */
   boundary(): void {
+    if (this.#ending) {
+      // The agent went on after all: its checkpoints keep their usual pace.
+      this.#ending = false;
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#passed();
+  }
+
+  /**
+   * The runner has closed the agent's input: nothing more is asked of it, and it is about to
+   * exit. This counts as a boundary, so that a checkpoint begun before it never spares the last
+   * one, and a checkpoint not yet begun waits GUEST_CHECKPOINT_LIMITS.endingGraceMs: the last
+   * checkpoint, taken at the exit, holds the end without walking the workspace again.
+   */
+  ending(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#ending = true;
+    this.#passed();
+  }
+
+  #passed(): void {
     this.#turn++;
     if (this.#closed) return;
     if (this.#running !== undefined) {
@@ -163,7 +188,10 @@ export class Checkpointer {
       share: GUEST_CHECKPOINT_LIMITS.timeShare,
       minIntervalMs: GUEST_CHECKPOINT_LIMITS.minIntervalMs,
     });
-    const wait = Math.max(GUEST_CHECKPOINT_LIMITS.boundaryDelayMs, at - this.#now());
+    const delay = this.#ending
+      ? GUEST_CHECKPOINT_LIMITS.endingGraceMs
+      : GUEST_CHECKPOINT_LIMITS.boundaryDelayMs;
+    const wait = Math.max(delay, at - this.#now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (this.#closed) return;

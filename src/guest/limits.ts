@@ -86,6 +86,13 @@ export const GUEST_CHECKPOINT_LIMITS = {
    * loses at most the turn that just ended, which the checkpoint before it does not hold.
    */
   boundaryDelayMs: 300,
+  /**
+   * Once the runner has closed an agent's input (its conversation is over), a checkpoint not yet
+   * begun waits this long: the agent is about to exit, and its last checkpoint is taken then, at
+   * once, from what finishing makes. One that began in the agent's own slow exit would walk the
+   * workspace for nothing. Should the agent not exit, this still checkpoints its end.
+   */
+  endingGraceMs: 5_000,
   /** A command agent has no turns: its workspace is checkpointed on this timer instead. */
   commandIntervalMs: 60_000,
   /** One checkpoint's git work; past this it is given up, and the next boundary tries again. */

@@ -37,6 +37,8 @@ export interface LiveAgentInput {
    * ended. What a checkpoint is taken at.
    */
   readonly onBoundary?: () => void;
+  /** The runner closed the agent's input, with nothing more to ask: the agent is about to exit. */
+  readonly onEnding?: () => void;
 }
 
 const utf8 = new TextDecoder("utf-8");
@@ -106,6 +108,7 @@ export class LiveAgent {
           },
           close: () => {
             stdin.end();
+            this.input.onEnding?.();
           },
           messageLine: (text) => conversation.userMessageLine(text),
           progress: this.input.progress,
@@ -214,12 +217,14 @@ export class LiveAgent {
       if (event.type === "session" && event.sessionId !== undefined) {
         this.session = event.sessionId;
       }
+      if (event.type === "tool_result" || event.type === "turn_ended" || event.type === "result") {
+        this.input.onBoundary?.();
+      }
+      // The boundary first: the conversation may end at this result, and its end must follow
+      // the boundary it ends on.
       if (event.type === "result") {
         this.lastResultOfRun = event;
         this.conversation?.result(event);
-      }
-      if (event.type === "tool_result" || event.type === "turn_ended" || event.type === "result") {
-        this.input.onBoundary?.();
       }
     }
   }

@@ -10,6 +10,7 @@ import { after, before, describe, test, type TestContext } from "node:test";
 import type { WorkspaceCheckpoint } from "../../src/guest/checkpointGit.js";
 import { Checkpointer } from "../../src/guest/checkpointer.js";
 import { gitEnvironment } from "../../src/guest/gitSteps.js";
+import { GUEST_CHECKPOINT_LIMITS } from "../../src/guest/limits.js";
 import { HostChannel } from "../../src/guest/hostChannel.js";
 import { phaseTrace, type PhaseTrace, type TracedPhase } from "../../src/lang/index.js";
 import { git, makeRepo } from "../support/share.js";
@@ -144,6 +145,45 @@ describe("the checkpoint as the agent ends", () => {
     await checkpointer.final();
     assert.equal(host.checkpoints.length, 1);
     assert.match(host.checkpoints[0]?.session?.toString() ?? "", /"type":"result"/);
+  });
+
+  test("an agent slow to exit once its input is closed gets one checkpoint, of its end, at its exit", async (t) => {
+    const { checkpointer, host, session } = await setUp(t, "slow-exit", true);
+    checkpointer.boundary();
+    await appendFile(session, '{"type":"result","n":2}\n');
+    checkpointer.ending();
+    // Well past a boundary's own wait, the agent has still not exited.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(host.checkpoints.length, 0, "a checkpoint began in the agent's exit");
+    await checkpointer.settle();
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 1);
+    assert.match(host.checkpoints[0]?.session?.toString() ?? "", /"type":"result"/);
+  });
+
+  test("a checkpoint begun before the agent's input was closed does not spare the last one", async (t) => {
+    const { checkpointer, host } = await setUp(t, "begun-before-end", true);
+    checkpointer.boundary();
+    await host.waitFor((r) => r.request.op === "checkpoint.piece", 20_000);
+    checkpointer.ending();
+    await checkpointer.settle();
+    assert.equal(host.checkpoints.length, 1);
+    await checkpointer.final();
+    assert.equal(host.checkpoints.length, 2, "the end was not checkpointed at the exit");
+  });
+
+  test("a turn boundary after the agent's input was closed is checkpointed at the usual pace", async (t) => {
+    const { checkpointer, host } = await setUp(t, "went-on", true);
+    checkpointer.ending();
+    checkpointer.boundary();
+    // Kept well before the wait the end would have had.
+    await host.waitFor(
+      (r) => r.request.op === "checkpoint.end",
+      GUEST_CHECKPOINT_LIMITS.endingGraceMs - 2_000,
+    );
+    await checkpointer.settle();
+    assert.equal(host.checkpoints.length, 1);
+    checkpointer.close();
   });
 
   test("the checkpoints' repository is made while the agent runs, before any checkpoint", async (t) => {

@@ -2,7 +2,8 @@
 // speaking the real protocol): events reach the host while the agent runs, messages are
 // delivered at turn boundaries and answered, and permission prompts are asked of the host.
 import { strict as assert } from "node:assert";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { describe, test, type TestContext } from "node:test";
@@ -97,6 +98,22 @@ async function runClaude(
   return { api, host, run, result: receivedOf(run).result };
 }
 
+/**
+ * The real CLI behind a script that lingers after it exits, as an agent slow to exit does (a
+ * loaded machine, a flush at exit): the runner must not take a checkpoint in that moment.
+ */
+async function lingeringClaude(t: TestContext, seconds: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "warden-lingering-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const script = join(dir, "claude");
+  await writeFile(
+    script,
+    `#!/bin/sh\n'${CLAUDE_BIN}' "$@"\nstatus=$?\nsleep ${seconds}\nexit $status\n`,
+  );
+  await chmod(script, 0o755);
+  return script;
+}
+
 function types(events: readonly Record<string, unknown>[]): string[] {
   return events.map((e) => String(e.type));
 }
@@ -180,7 +197,7 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
     );
   });
 
-  test("what the agent left uncommitted is in its last checkpoint and in its results, one commit made once, and the runner finishes the workspace's git while that checkpoint runs", async (t) => {
+  test("what the agent left uncommitted is in its last checkpoint and in its results, one commit made once, and the runner finishes the workspace's git while that checkpoint runs, however slowly the agent exits", async (t) => {
     const api = await scriptedApi(t, [
       {
         kind: "tool_use",
@@ -191,7 +208,11 @@ describe("the runner with the real Claude Code CLI and a host on the channel", {
       { kind: "text", text: "Left left.txt." },
     ]);
     const host = await fakeHost(t);
-    const { run, result } = await runClaude(t, api, { host, args: ["--trace"] });
+    const { run, result } = await runClaude(t, api, {
+      host,
+      args: ["--trace"],
+      settings: { agentProgram: await lingeringClaude(t, 1) },
+    });
     assert.equal(run.exitCode, 0, run.stderr);
     assert.deepEqual(result.warnings, []);
     assert.equal(result.leftovers, true);
