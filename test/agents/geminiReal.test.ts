@@ -52,6 +52,8 @@ interface Place {
   readonly cwd: string;
   readonly home: string;
   readonly configHome: string;
+  /** The CLI's TMPDIR, as the runner gives it one: it writes its error reports there. */
+  readonly tmp: string;
 }
 
 async function place(name: string): Promise<Place> {
@@ -60,6 +62,7 @@ async function place(name: string): Promise<Place> {
     cwd: join(root, "work"),
     home: join(root, "home"),
     configHome: join(root, "gemini"),
+    tmp: join(root, "tmp"),
   };
   for (const dir of Object.values(paths)) await mkdir(dir, { recursive: true });
   return paths;
@@ -90,6 +93,7 @@ async function run(launch: AgentLaunch, at: Place, ledger: GeminiLedger): Promis
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: at.home,
+      TMPDIR: at.tmp,
       LANG: "C.UTF-8",
       GEMINI_API_KEY: PLACEHOLDER_KEY,
     },

@@ -64,7 +64,10 @@ describeCli("the queue of background runs", (ws) => {
     const configHome = join(ws.root, "config-home");
     await mkdir(join(configHome, "warden"), { recursive: true });
     await writeFile(join(configHome, "warden", "config.yaml"), "maxRunning: 1\n");
-    env = cleanEnv({ XDG_CONFIG_HOME: configHome });
+    // The none sandbox's directory is under TMPDIR, and a holder killed below leaves it there.
+    const tmp = join(ws.root, "tmp");
+    await mkdir(tmp);
+    env = cleanEnv({ XDG_CONFIG_HOME: configHome, TMPDIR: tmp });
   });
 
   test("with maxRunning 1, detached tasks wait their turn in order; cancel and kill -9 leave the queue", async () => {

@@ -26,9 +26,11 @@ const POLL_MS = 5;
 const QUEUE_WAIT_MS = 1000;
 
 /** The submitter, with the id it names and a way to kill it. */
-async function startSubmitter(url: string, repo: string) {
+async function startSubmitter(url: string, repo: string, tmp: string) {
+  // Its own TMPDIR: a client killed mid-upload leaves its bundle there, not in the machine's.
   const child = spawn(process.execPath, ["--import", "tsx", SUBMITTER, url, repo], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, TMPDIR: tmp },
   });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -83,7 +85,7 @@ describe("a client killed while it creates a fleet task", { skip }, () => {
 
   test("in the middle of the base's upload leaves no task anyone can see or take", async () => {
     const before = await chunks();
-    const client = await startSubmitter(server.url, repo);
+    const client = await startSubmitter(server.url, repo, root);
     const base = TASK_OBJECTS.base(client.id);
     while ((await chunks()) <= before + 1) await sleep(POLL_MS);
     await client.kill();
@@ -92,7 +94,7 @@ describe("a client killed while it creates a fleet task", { skip }, () => {
   });
 
   test("right after the base is whole leaves no task, or a whole one queued once", async () => {
-    const client = await startSubmitter(server.url, repo);
+    const client = await startSubmitter(server.url, repo, root);
     const base = TASK_OBJECTS.base(client.id);
     while ((await store.objects.info(base)) === null) await sleep(POLL_MS);
     await client.kill();
