@@ -81,8 +81,11 @@ export class Checkpointer {
   #failures = 0;
   /** How many checkpoints the host kept, and their cost, for the runner's progress. */
   #kept = 0;
-  /** What the last kept checkpoint covered: the turn boundaries seen and the session's size. */
-  #covered: { turn: number; sessionBytes: number } | undefined;
+  /**
+   * What the last kept checkpoint covered: the turn boundaries seen, the session's size, and
+   * whether it began after the agent's input was closed.
+   */
+  #covered: { turn: number; sessionBytes: number; afterEnding: boolean } | undefined;
   /** The checkpoint repository being made ahead of the first checkpoint (prepare). */
   #repoReady: Promise<void> | undefined;
 
@@ -100,24 +103,25 @@ export class Checkpointer {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    this.#passed();
+    this.#turn++;
+    this.#checkpointSoon();
   }
 
   /**
    * The runner has closed the agent's input: nothing more is asked of it, and it is about to
-   * exit. This counts as a boundary, so that a checkpoint begun before it never spares the last
-   * one, and a checkpoint not yet begun waits GUEST_CHECKPOINT_LIMITS.endingGraceMs: the last
-   * checkpoint, taken at the exit, holds the end without walking the workspace again.
+   * exit. A checkpoint begun before it never spares the last one, and a checkpoint not yet begun
+   * waits GUEST_CHECKPOINT_LIMITS.endingGraceMs: the last checkpoint, taken at the exit, holds
+   * the end without walking the workspace again.
    */
   ending(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#ending = true;
-    this.#passed();
+    this.#checkpointSoon();
   }
 
-  #passed(): void {
-    this.#turn++;
+  /** A checkpoint after the throttle's wait, or after the one in progress. */
+  #checkpointSoon(): void {
     if (this.#closed) return;
     if (this.#running !== undefined) {
       this.#again = true;
@@ -210,7 +214,8 @@ export class Checkpointer {
     return (
       this.#covered !== undefined &&
       this.#covered.turn === this.#turn &&
-      this.#covered.sessionBytes === sessionBytes
+      this.#covered.sessionBytes === sessionBytes &&
+      (this.#covered.afterEnding || !this.#ending)
     );
   }
 
@@ -226,10 +231,11 @@ export class Checkpointer {
     const started = this.#now();
     // Read before the checkpoint begins, so that anything after it counts as not covered.
     const turn = this.#turn;
+    const afterEnding = this.#ending;
     const sessionBytes = await this.#sessionBytes();
     try {
       const seq = await this.#send(finished);
-      this.#covered = { turn, sessionBytes };
+      this.#covered = { turn, sessionBytes, afterEnding };
       this.#kept++;
       this.#input.progress(`checkpoint ${seq} kept (turn boundary ${this.#turn})`);
     } catch (error) {
