@@ -100,8 +100,7 @@ export class Checkpointer {
     if (this.#ending) {
       // The agent went on after all: its checkpoints keep their usual pace.
       this.#ending = false;
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+      this.#cancelTimer();
     }
     this.#turn++;
     this.#checkpointSoon();
@@ -114,10 +113,15 @@ export class Checkpointer {
    * the end without walking the workspace again.
    */
   ending(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelTimer();
     this.#ending = true;
     this.#checkpointSoon();
+  }
+
+  /** The checkpoint waiting for its turn is not taken. */
+  #cancelTimer(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   /** A checkpoint after the throttle's wait, or after the one in progress. */
@@ -137,8 +141,7 @@ export class Checkpointer {
    * GUEST_CHECKPOINT_LIMITS.finalMs; none is scheduled again until the next turn boundary.
    */
   async settle(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelTimer();
     this.#again = false;
     const running = this.#running;
     if (running === undefined) return;
@@ -157,8 +160,7 @@ export class Checkpointer {
    */
   async final(finished?: Promise<WorkspaceCheckpoint | undefined>): Promise<void> {
     if (this.#closed) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancelTimer();
     this.#again = false;
     const last = (async () => {
       await this.#running;

@@ -28,6 +28,30 @@ after(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/**
+ * A clone of the agent's repository at `base` on warden's branch, as the runner makes one for a
+ * resume, with the checkpoint in `share` restored into it. Returns its path.
+ */
+async function restoredInFreshClone(
+  fresh: string,
+  agent: string,
+  base: string,
+  share: string,
+  env: Readonly<Record<string, string>>,
+  resume: Parameters<typeof restoreCheckpoint>[1],
+): Promise<string> {
+  await git(agent, "clone", "--quiet", "--branch", "main", agent, fresh);
+  await git(fresh, "switch", "--quiet", "--detach", base);
+  await git(fresh, "switch", "--quiet", "-c", "warden/task");
+  await restoreCheckpoint(
+    share,
+    resume,
+    { workspace: fresh, env, signal: new AbortController().signal },
+    () => undefined,
+  );
+  return fresh;
+}
+
 describe("a checkpoint of the workspace", () => {
   test("restores committed and uncommitted work into a fresh clone of the base", async () => {
     const { repo: agent, head: base } = await makeRepo(join(root, "agent"), {
@@ -80,16 +104,11 @@ describe("a checkpoint of the workspace", () => {
       "the agent's repository gains no ref",
     );
 
-    const fresh = join(root, "fresh");
-    await git(root, "clone", "--quiet", "--branch", "main", agent, fresh);
-    await git(fresh, "switch", "--quiet", "--detach", base);
-    await git(fresh, "switch", "--quiet", "-c", "warden/task");
-    await restoreCheckpoint(
-      share,
-      { reason: "interrupted", head: taken.head, tip: taken.tip },
-      { workspace: fresh, env, signal: new AbortController().signal },
-      () => undefined,
-    );
+    const fresh = await restoredInFreshClone(join(root, "fresh"), agent, base, share, env, {
+      reason: "interrupted",
+      head: taken.head,
+      tip: taken.tip,
+    });
     assert.equal(await git(fresh, "rev-parse", "HEAD"), head, "the branch is at the agent's head");
     assert.equal(await readFile(join(fresh, "README.md"), "utf8"), "# changed, not committed\n");
     assert.equal(await readFile(join(fresh, "new.txt"), "utf8"), "new, untracked\n");
@@ -166,16 +185,11 @@ describe("the last checkpoint read off finishing the workspace's git", () => {
     assert.deepEqual(taken, { head: agentHead, tip: report.head, bundle: report.bundle });
     assert.equal(checkBundle(await readBundleHeaderFile(taken.bundle ?? ""), base), taken.tip);
 
-    const fresh = join(dir, "fresh");
-    await git(dir, "clone", "--quiet", "--branch", "main", agent, fresh);
-    await git(fresh, "switch", "--quiet", "--detach", base);
-    await git(fresh, "switch", "--quiet", "-c", "warden/task");
-    await restoreCheckpoint(
-      scratch,
-      { reason: "suspended", head: taken.head, tip: taken.tip },
-      { workspace: fresh, env, signal: new AbortController().signal },
-      () => undefined,
-    );
+    const fresh = await restoredInFreshClone(join(dir, "fresh"), agent, base, scratch, env, {
+      reason: "suspended",
+      head: taken.head,
+      tip: taken.tip,
+    });
     assert.equal(
       await git(fresh, "rev-parse", "HEAD"),
       agentHead,
